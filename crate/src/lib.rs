@@ -1,0 +1,16 @@
+//! # toolslice
+//!
+//! LLM agents call tools, and the tool results are cut, rewritten or redacted before they
+//! reach the model. Traces record that the tool succeeded and store its full output, so a run
+//! looks green while the model never saw the exit code, the error line or the config key it
+//! needed. toolslice proves what the model actually saw of each tool result (**check**), and
+//! packs tool results so that what it sees is the evidence it needs (**pack**).
+//!
+//! The crate is a pure Rust core; `wasm` (compiled for `wasm32` only) is the one thin module
+//! that exposes it to JavaScript. Every front end (the CLI, the static page, Node, Deno and
+//! edge workers) calls the same functions.
+
+pub mod error;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
