@@ -1,0 +1,76 @@
+// Shared plumbing for the CLI commands: argument parsing, reading files or stdin, usage
+// errors. Nothing here decides anything about traces or tool output.
+import { readFileSync, createReadStream } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+/** A usage or I/O problem: printed as one line, exit code 2. */
+export class UsageError extends Error {}
+
+/** The package version, from the package.json next to this file. */
+export function version() {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return pkg.version;
+}
+
+/** What every command gets: the loaded package and the process streams. */
+export async function context() {
+  const toolslice = await import('../node.mjs');
+  return { toolslice, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+}
+
+/**
+ * `node:util` parseArgs with errors turned into UsageError and `--help` handled: returns
+ * null after printing the help text.
+ */
+export function parse(args, { options = {}, allowPositionals = true, usage }) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { help: { type: 'boolean', short: 'h' }, ...options },
+      allowPositionals,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError(`${err.message.split('\n')[0]}\n${usage}`);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(usage + '\n');
+    return null;
+  }
+  return parsed;
+}
+
+/** An integer option value, or a UsageError naming the option. */
+export function intOption(values, name, { min = 0 } = {}) {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new UsageError(`--${name} must be an integer >= ${min}, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+/** The whole of a file (or stdin for '-' / undefined) as bytes; I/O errors are UsageErrors. */
+export async function readAll(path) {
+  if (path === undefined || path === '-') {
+    const chunks = [];
+    for await (const chunk of process.stdin) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  }
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${err.code ?? err.message}`);
+  }
+}
+
+/** Chunks of a file (or stdin) for streaming consumers; I/O errors are UsageErrors. */
+export async function* readChunks(path) {
+  const stream = path === undefined || path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 20 });
+  try {
+    for await (const chunk of stream) yield chunk;
+  } catch (err) {
+    throw new UsageError(`cannot read ${path ?? 'stdin'}: ${err.code ?? err.message}`);
+  }
+}

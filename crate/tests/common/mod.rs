@@ -1,0 +1,67 @@
+//! Helpers shared by the native integration tests: a tiny deterministic PRNG for property
+//! tests (no proptest dependency: our generators are domain-specific anyway, and a fixed
+//! seed makes every failure reproducible), and the location of the seeds' reference scripts
+//! for differential tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// xorshift64*: fast, deterministic, good enough to generate test inputs.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    pub fn chance(&mut self, numerator: u64, denominator: u64) -> bool {
+        self.below(denominator) < numerator
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+}
+
+/// Number of cases for property tests: `TOOLSLICE_PROPTEST_CASES` or the given default.
+pub fn cases(default: usize) -> usize {
+    std::env::var("TOOLSLICE_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The seeds' reference scripts (`shared/reference`), when present: `TOOLSLICE_REFERENCE`,
+/// else `<repo>/../shared/reference`, else `/work/shared/reference`. Differential tests skip
+/// (saying so on stderr) when this is `None` or python3 is missing.
+pub fn reference_dir() -> Option<PathBuf> {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let candidates = [
+        std::env::var_os("TOOLSLICE_REFERENCE").map(PathBuf::from),
+        Some(repo.join("../shared/reference")),
+        Some(PathBuf::from("/work/shared/reference")),
+    ];
+    let dir = candidates
+        .into_iter()
+        .flatten()
+        .find(|d| d.join("clip_check.py").is_file())?;
+    let python_ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    python_ok.then_some(dir)
+}
