@@ -10,7 +10,10 @@
 //! that exposes it to JavaScript. Every front end (the CLI, the static page, Node, Deno and
 //! edge workers) calls the same functions.
 
+pub mod check;
 pub mod error;
+pub mod lines;
+pub mod span;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
