@@ -110,7 +110,7 @@ extern "C" {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[serde(rename_all = "camelCase", default)]
 struct Options {
     flagged_only: bool,
 }
