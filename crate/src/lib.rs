@@ -16,4 +16,4 @@ pub mod lines;
 pub mod span;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
