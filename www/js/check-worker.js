@@ -14,6 +14,9 @@
 import init, { Checker } from '../pkg/toolslice.js';
 
 const PROGRESS_EVERY_MS = 100;
+// A file's chunks are often already buffered, so `await reader.read()` resolves as a
+// microtask and never lets a queued message (a cancel) in. Yield to the event loop this often.
+const YIELD_EVERY_MS = 50;
 // Git's test for binary content: a NUL byte in the first 8000 bytes. Span JSONL is UTF-8
 // text and never contains one; this only spares the user a run through a huge binary file.
 const BINARY_SNIFF_BYTES = 8000;
@@ -88,6 +91,7 @@ async function check(job) {
   const checker = new Checker({ flaggedOnly: Boolean(job.flaggedOnly) });
   const reader = file.stream().getReader();
   let lastPost = 0;
+  let lastYield = performance.now();
   let sniffed = 0;
   let lastByte = -1;
   const progress = (type) => self.postMessage({
@@ -132,6 +136,10 @@ async function check(job) {
       if (now - lastPost >= PROGRESS_EVERY_MS) {
         lastPost = now;
         progress('progress');
+      }
+      if (now - lastYield >= YIELD_EVERY_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        lastYield = performance.now();
       }
     }
     const bytes = checker.bytesRead;

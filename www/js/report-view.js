@@ -18,7 +18,7 @@ export const STATUS_INFO = {
 };
 
 const PAGE = 200;
-const LIST_PAGE = 100;
+const LIST_PAGE = 50;
 
 export function statusBadge(status) {
   const info = STATUS_INFO[status] ?? { icon: '?', words: '' };
@@ -289,7 +289,7 @@ function rowsTable(data) {
 }
 
 function cappedList(items, render, noun) {
-  const list = el('ol', { class: 'lines' });
+  const list = el('ol', { class: 'lines', tabindex: '0' });
   const more = el('button', { type: 'button', class: 'more', hidden: true });
   let n = 0;
   const draw = () => {
