@@ -289,7 +289,7 @@ function rowsTable(data) {
 }
 
 function cappedList(items, render, noun) {
-  const list = el('ol', { class: 'lines', tabindex: '0' });
+  const list = el('ol', { class: 'lines', tabindex: '0', 'aria-label': noun });
   const more = el('button', { type: 'button', class: 'more', hidden: true });
   let n = 0;
   const draw = () => {
