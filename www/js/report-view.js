@@ -64,7 +64,7 @@ export function inputNotes(data, meta) {
   } else if (c.total === 0 && c.invalid > 0 && c.skipped === 0) {
     notes.push({ kind: 'error', text: `This does not look like a span file: none of its ${plural(c.lines - c.blank, 'line')} could be read as a span record (see the invalid lines below). toolslice reads span JSONL: one JSON object per line.` });
   } else if (c.total === 0) {
-    notes.push({ kind: 'error', text: `No tool spans here: ${plural(c.skipped, 'record')} were read but none is a tool span, so nothing can be checked.` });
+    notes.push({ kind: 'error', text: `No tool spans here: ${pluralVerb(c.skipped, 'record', 'was', 'were')} read but none is a tool span, so nothing can be checked.` });
   }
   const last = data.invalid.at(-1);
   if (!meta.endsWithNewline && last && last.line === c.lines) {
