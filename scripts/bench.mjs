@@ -58,23 +58,29 @@ function rng(seed) {
 }
 
 function spanFile(targetBytes) {
-  const path = `${out}/spans-${targetBytes}.jsonl`;
+  const path = `${out}/spans-v2-${targetBytes}.jsonl`;
   if (existsSync(path) && statSync(path).size >= targetBytes) return path;
   log(`generating ${mb(targetBytes)} MB of span JSONL`);
+  // Rates modelled on what the seed asks teams to watch: a few silent clips per 100 tool
+  // spans, more declared clips (large reads clip by design), the odd open span or rewrite.
   const r = rng(7);
   const tools = ['read_file', 'grep', 'shell', 'search', 'fetch_url', 'list_dir'];
-  const reasons = ['none', 'none', 'none', 'prompt_token_cap', 'tool_result_char_limit', 'redaction'];
+  const declared = ['prompt_token_cap', 'tool_result_char_limit', 'provider_context_window'];
   const parts = [];
   let size = 0;
   for (let i = 0; size < targetBytes; i++) {
     const obs = Math.floor(r() * 200000);
-    const inj = r() < 0.7 ? obs : Math.floor(obs * r());
+    const roll = r();
+    const clipped = roll < 0.15;
+    const inj = clipped ? Math.floor(obs * r()) : obs;
+    const reason = roll < 0.04 ? 'none' : clipped ? declared[i % 3] : roll < 0.17 ? 'redaction' : 'none';
+    const rewritten = roll > 0.99;
     const rec = {
       span_id: `tool-${i}`, parent_id: `turn-${Math.floor(i / 8)}`, name: tools[i % tools.length],
-      status: r() < 0.01 ? 'running' : 'ok', observed_bytes: obs, injected_bytes: inj,
-      injected_tokens: Math.floor(inj / 4), clip_reason: reasons[Math.floor(r() * reasons.length)],
+      status: roll > 0.985 && roll <= 0.99 ? 'running' : 'ok', observed_bytes: obs, injected_bytes: inj,
+      injected_tokens: Math.floor(inj / 4), clip_reason: reason,
       sha256_observed: (i * 2654435761 >>> 0).toString(16).padStart(16, '0'),
-      sha256_injected: (inj === obs ? i * 2654435761 >>> 0 : i).toString(16).padStart(16, '0'),
+      sha256_injected: (clipped || rewritten ? i : i * 2654435761 >>> 0).toString(16).padStart(16, '0'),
       injected_preview: 'app:\n  name: billing\n  port: 8443\n  env: "production"\n',
       prompt_builder_version: `cap-v${i % 3}`,
     };
@@ -95,7 +101,7 @@ function benchCheck() {
     const checker = new toolslice.Checker({ flaggedOnly: true });
     for (let i = 0; i < input.length; i += 1 << 20) checker.push(input.subarray(i, i + (1 << 20)));
     const report = checker.finish();
-    const total = report.toJSON().counts.total;
+    const total = report.counts.total;
     report.free();
     return total;
   });
