@@ -8,7 +8,13 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPage, dropFiles, reportFor, cli, artifact } from './helpers.mjs';
-import { CSV_COLUMNS } from '../../www/js/csv.js';
+
+// The CSV header the page promises: the row fields of the JSON report, in this order.
+const CSV_COLUMNS = [
+  'line', 'status', 'span_id', 'parent_id', 'name', 'observed_bytes', 'injected_bytes',
+  'injected_tokens', 'clip_ratio', 'clip_reason', 'sha256_observed', 'sha256_injected',
+  'prompt_builder_version', 'model_context_limit_tokens', 'injected_preview', 'detail', 'warnings',
+];
 
 const TOOLS = ['read_file', 'ls', 'grep', 'fetch', 'search'];
 const BUILDERS = ['cap-v3', 'cap-v4', null];
