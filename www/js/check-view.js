@@ -164,10 +164,13 @@ export function initCheckView() {
   const drop = $('drop');
   for (const type of ['dragover', 'drop']) {
     window.addEventListener(type, (e) => {
-      if (e.dataTransfer?.types?.includes('Files') || e.dataTransfer?.files?.length) e.preventDefault();
+      if (e.dataTransfer?.types?.includes('Files')) e.preventDefault();
     });
   }
+  // Only drags that carry files: text dragged into the paste box behaves as usual.
+  const hasFiles = (e) => Boolean(e.dataTransfer?.types?.includes('Files'));
   view.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
     e.preventDefault();
     drop.classList.add('over');
   });
@@ -175,6 +178,7 @@ export function initCheckView() {
     if (!view.contains(e.relatedTarget)) drop.classList.remove('over');
   });
   view.addEventListener('drop', (e) => {
+    if (!hasFiles(e)) return;
     e.preventDefault();
     drop.classList.remove('over');
     handleFiles(e.dataTransfer.files);
