@@ -14,7 +14,6 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::Coded;
 
-
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
 /// every input error is a value) to `console.error` with a readable message.
 #[wasm_bindgen(start)]
@@ -45,7 +44,10 @@ pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, 
 }
 
 /// Reads a JS value into a Rust value, naming what was expected when it does not fit.
-pub(crate) fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
+pub(crate) fn from_js<T: serde::de::DeserializeOwned>(
+    value: JsValue,
+    what: &str,
+) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value)
         .map_err(|e| error_with_code(&format!("invalid {what}: {e}"), "invalid_argument"))
 }
