@@ -15,9 +15,12 @@
 //!   caller can refuse them; nothing is dropped silently.
 //! - [`Form::Jcs`] is RFC 8785 (the JSON Canonicalization Scheme): keys are sorted by UTF-16
 //!   code units, numbers use the ECMAScript `Number.prototype.toString` form (`1`, `1e-7`,
-//!   `1e+21`). Duplicate keys, `NaN`, `Infinity`, numbers that overflow a double and integers
-//!   outside ±(2^53−1) (which a double would silently round, so two different ids would share
-//!   a hash) are errors, as in the PyPI `rfc8785` package.
+//!   `1e+21`). Duplicate keys, `NaN`, `Infinity` and numbers that overflow a double are
+//!   errors. So is an integer that a double cannot hold exactly (`9007199254740993`): JCS
+//!   would round it, and two different ids would share one hash. (Beyond ±(2^53−1) an integer
+//!   is accepted only when it already is the ECMAScript form of its double, like RFC 8785's
+//!   own `295147905179352830000`, so canonical output always reads back as itself; the PyPI
+//!   `rfc8785` package refuses all of them.)
 //!
 //! Both forms write strings the same way: only `"`, `\` and the C0 controls are escaped
 //! (`\b \t \n \f \r`, others as lowercase `\u00xx`); everything else is raw UTF-8. Lone
@@ -183,7 +186,7 @@ pub enum CanonicalError {
     LoneSurrogate { escape: String, at: Location },
     /// `NaN`, `Infinity` or a number too large for a double, in the JCS form.
     NonFinite { lexeme: String, at: Location },
-    /// An integer outside ±(2^53−1) in the JCS form, which a double cannot hold exactly.
+    /// An integer a double cannot hold exactly, in the JCS form.
     UnsafeInteger { lexeme: String, at: Location },
     /// A [`serde_json::Value`] nested deeper than [`MAX_VALUE_DEPTH`] (text input has no limit).
     TooDeep { path: String },
@@ -213,7 +216,7 @@ impl fmt::Display for CanonicalError {
             ),
             CanonicalError::UnsafeInteger { lexeme, at } => write!(
                 f,
-                "integer {lexeme} {at} is outside ±(2^53−1); RFC 8785 (jcs) would round it to a double, so encode it as a string or use the python form"
+                "integer {lexeme} {at} cannot be held exactly by an IEEE 754 double, which is what RFC 8785 (jcs) numbers are; encode it as a string or use the python form"
             ),
             CanonicalError::TooDeep { path } => write!(
                 f,
@@ -365,7 +368,15 @@ mod tests {
         let e = err(b"{\"x\":1e400}", Form::Jcs);
         assert_eq!(e.code(), "non_finite_number");
         assert!(e.to_string().contains("at $.x"), "{e}");
-        assert_eq!(err(b"9007199254740992", Form::Jcs).code(), "unsafe_integer");
+        assert_eq!(err(b"9007199254740993", Form::Jcs).code(), "unsafe_integer");
+        assert_eq!(
+            err(b"12345678901234567890", Form::Jcs).code(),
+            "unsafe_integer"
+        );
+        assert_eq!(
+            jcs("[9007199254740992,-295147905179352830000]"),
+            "[9007199254740992,-295147905179352830000]"
+        );
         assert_eq!(
             jcs("[9007199254740991,-9007199254740991,-0,1.0,1e21,1E-7]"),
             "[9007199254740991,-9007199254740991,0,1,1e+21,1e-7]"

@@ -95,6 +95,10 @@ struct Parser<'a> {
     stack: Vec<Frame>,
     tmp_elems: Vec<usize>,
     tmp_members: Vec<Member>,
+    /// The first error that does not stop the reading (a lone surrogate, `NaN` in JCS).
+    /// A syntax error anywhere in the document wins over it, as in Python, where `json.loads`
+    /// fails before the encoder ever sees the surrogate.
+    deferred: Option<CanonicalError>,
 }
 
 enum State {
@@ -116,8 +120,12 @@ pub(super) fn parse(text: &str, form: Form) -> Result<Doc<'_>, CanonicalError> {
         stack: Vec::new(),
         tmp_elems: Vec::new(),
         tmp_members: Vec::new(),
+        deferred: None,
     };
     let root = p.run()?;
+    if let Some(err) = p.deferred {
+        return Err(err);
+    }
     Ok(Doc {
         text,
         decoded: p.decoded,
@@ -309,15 +317,19 @@ impl Parser<'_> {
                 if !python
                     && (self.rest_starts_with("NaN") || self.rest_starts_with("Infinity")) =>
             {
-                let lexeme = if self.rest_starts_with("NaN") {
-                    "NaN"
-                } else {
-                    "Infinity"
-                };
-                return Err(CanonicalError::NonFinite {
+                let nan = self.rest_starts_with("NaN");
+                let lexeme = if nan { "NaN" } else { "Infinity" };
+                let at = self.location(self.i);
+                self.defer(CanonicalError::NonFinite {
                     lexeme: lexeme.into(),
-                    at: self.location(self.i),
+                    at,
                 });
+                self.i += lexeme.len();
+                if nan {
+                    Node::NaN
+                } else {
+                    Node::Infinity
+                }
             }
             _ => return Err(self.syntax("a JSON value")),
         };
@@ -330,14 +342,15 @@ impl Parser<'_> {
         if self.peek() == Some(b'-') {
             self.i += 1;
             if self.rest_starts_with("Infinity") {
-                if self.form == Form::Python {
-                    self.i += 8;
-                    return Ok(Node::NegInfinity);
+                if self.form == Form::Jcs {
+                    let at = self.location(start);
+                    self.defer(CanonicalError::NonFinite {
+                        lexeme: "-Infinity".into(),
+                        at,
+                    });
                 }
-                return Err(CanonicalError::NonFinite {
-                    lexeme: "-Infinity".into(),
-                    at: self.location(start),
-                });
+                self.i += 8;
+                return Ok(Node::NegInfinity);
             }
         }
         match self.peek() {
@@ -464,10 +477,10 @@ impl Parser<'_> {
                         };
                         match low {
                             Some(low) => 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00),
-                            None => return Err(self.lone(unit, at)),
+                            None => self.lone(unit, at),
                         }
                     }
-                    0xDC00..=0xDFFF => return Err(self.lone(unit, at)),
+                    0xDC00..=0xDFFF => self.lone(unit, at),
                     _ => unit,
                 };
                 // Every value here is a scalar value (surrogates were handled above).
@@ -500,10 +513,18 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn lone(&self, unit: u32, at: usize) -> CanonicalError {
-        CanonicalError::LoneSurrogate {
-            escape: format!("\\u{unit:04x}"),
-            at: self.location(at),
+    /// Records a lone surrogate and stands U+FFFD in for it, so reading goes on: a later
+    /// syntax error must still be reported as such.
+    fn lone(&mut self, unit: u32, at: usize) -> u32 {
+        let escape = format!("\\u{unit:04x}");
+        let at = self.location(at);
+        self.defer(CanonicalError::LoneSurrogate { escape, at });
+        0xFFFD
+    }
+
+    fn defer(&mut self, err: CanonicalError) {
+        if self.deferred.is_none() {
+            self.deferred = Some(err);
         }
     }
 

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::number::{es_number, python_float_repr};
-use super::write::{key_order, write_string, MAX_SAFE_INTEGER};
+use super::write::{jcs_integer_ok, key_order, write_string};
 use super::{push_key_segment, CanonicalError, Form, Location};
 
 /// Values nested deeper than this are refused (the writer recurses, and a wasm stack is
@@ -37,23 +37,24 @@ fn write_value(
         Value::Bool(false) => out.push_str("false"),
         Value::String(s) => write_string(out, s),
         Value::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                if form == Form::Jcs && u > MAX_SAFE_INTEGER {
+            if n.is_u64() || n.is_i64() {
+                let mut buf = [0u8; 20];
+                let start = out.len();
+                match (n.as_u64(), n.as_i64()) {
+                    (Some(u), _) => out.push_str(itoa_u64(u, &mut buf)),
+                    (None, Some(i)) => {
+                        out.push('-');
+                        out.push_str(itoa_u64(i.unsigned_abs(), &mut buf));
+                    }
+                    (None, None) => out.push('0'),
+                }
+                if form == Form::Jcs && !jcs_integer_ok(&out[start..]) {
+                    let lexeme = out[start..].to_string();
                     return Err(CanonicalError::UnsafeInteger {
-                        lexeme: u.to_string(),
+                        lexeme,
                         at: Location::path(path.clone()),
                     });
                 }
-                out.push_str(itoa_u64(u, &mut [0; 20]));
-            } else if let Some(i) = n.as_i64() {
-                if form == Form::Jcs && i.unsigned_abs() > MAX_SAFE_INTEGER {
-                    return Err(CanonicalError::UnsafeInteger {
-                        lexeme: i.to_string(),
-                        at: Location::path(path.clone()),
-                    });
-                }
-                out.push('-');
-                out.push_str(itoa_u64(i.unsigned_abs(), &mut [0; 20]));
             } else {
                 // serde_json never stores a non-finite f64.
                 let x = n.as_f64().unwrap_or(f64::NAN);

@@ -234,7 +234,25 @@ impl ScalarError {
 }
 
 /// The largest integer a double holds exactly together with all smaller ones: 2^53 − 1.
-pub(super) const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Whether an integer lexeme can be written in the JCS form without changing its value.
+///
+/// JCS numbers are doubles. Integers within ±(2^53−1) are exact. Beyond that, a lexeme is
+/// accepted only when it already *is* the ECMAScript form of its double (like RFC 8785's own
+/// `295147905179352830000`), so canonical output reads back as itself; any other big integer
+/// would be rounded, and two different ids would then share one hash, so it is refused.
+pub(super) fn jcs_integer_ok(lexeme: &str) -> bool {
+    let digits = lexeme.strip_prefix('-').unwrap_or(lexeme);
+    if digits.len() <= 16 && digits.parse::<u64>().is_ok_and(|v| v <= MAX_SAFE_INTEGER) {
+        return true;
+    }
+    let Ok(x) = lexeme.parse::<f64>() else {
+        return false;
+    };
+    let mut es = String::with_capacity(24);
+    es_number(x, &mut es) && es == lexeme
+}
 
 fn write_scalar(
     doc: &Doc<'_>,
@@ -252,13 +270,8 @@ fn write_scalar(
         Node::NegInfinity => out.push_str("-Infinity"),
         Node::Int { start, end } => {
             let lexeme = &doc.text[start..end];
-            if form == Form::Jcs {
-                let digits = lexeme.strip_prefix('-').unwrap_or(lexeme);
-                let safe = digits.len() <= 16
-                    && digits.parse::<u64>().is_ok_and(|v| v <= MAX_SAFE_INTEGER);
-                if !safe {
-                    return Err((ScalarError::Unsafe(lexeme.to_string()), start));
-                }
+            if form == Form::Jcs && !jcs_integer_ok(lexeme) {
+                return Err((ScalarError::Unsafe(lexeme.to_string()), start));
             }
             // JSON integers have no leading zeros, so the lexeme is canonical except `-0`.
             out.push_str(if lexeme == "-0" { "0" } else { lexeme });
