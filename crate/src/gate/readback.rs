@@ -60,6 +60,18 @@ pub struct ReadBack {
     pub issues: Vec<ReadBackIssue>,
 }
 
+/// The first index in `queue` not taken yet, now taken.
+fn take(queue: Option<&mut VecDeque<usize>>, taken: &mut [bool]) -> Option<usize> {
+    let queue = queue?;
+    while let Some(j) = queue.pop_front() {
+        if !taken[j] {
+            taken[j] = true;
+            return Some(j);
+        }
+    }
+    None
+}
+
 fn id_of(span: &Value) -> Option<&str> {
     ID_FIELDS
         .iter()
@@ -97,16 +109,6 @@ pub fn read_back(sent: &[Value], fetched: &[Value]) -> ReadBack {
         by_key.entry(key_of(span)).or_default().push_back(j);
         by_name.entry(name_of(span)).or_default().push_back(j);
     }
-    let mut take = |queue: Option<&mut VecDeque<usize>>, taken: &mut Vec<bool>| -> Option<usize> {
-        let queue = queue?;
-        while let Some(j) = queue.pop_front() {
-            if !taken[j] {
-                taken[j] = true;
-                return Some(j);
-            }
-        }
-        None
-    };
     // 1. By id.
     for (i, span) in sent.iter().enumerate() {
         if let Some(id) = id_of(span) {

@@ -8,7 +8,7 @@ use crate::canonical::{canonicalize, Form};
 use crate::hash::sha256_hex;
 
 /// The hop to inspect, from the seed's table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MutationHop {
     /// Process and adapter differ, adapter shorter: adapter truncate or parse drop.
