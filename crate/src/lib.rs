@@ -10,7 +10,10 @@
 //! that exposes it to JavaScript. Every front end (the CLI, the static page, Node, Deno and
 //! edge workers) calls the same functions.
 
+pub mod check;
 pub mod error;
+pub mod lines;
+pub mod span;
 
 /// Canonical JSON in two named forms (`python`, byte-identical to the seeds' `json.dumps`,
 /// and `jcs`, RFC 8785), from text without loss or from a `serde_json::Value`.

@@ -14,6 +14,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::Coded;
 
+mod check;
+
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
 /// every input error is a value) to `console.error` with a readable message.
 #[wasm_bindgen(start)]

@@ -1,0 +1,251 @@
+//! The classifier of seed 000: one span record in, one verdict out.
+//!
+//! For every well-formed record whose `status` is `ok`, `error` or absent, the status and
+//! detail are exactly what the seed's `classify` returns (a differential test holds us to
+//! it). Two things are added: a partial span (`running`, `open` ...) is `incomplete` with
+//! its status named, as the seed's limitations section asks, and an unknown `clip_reason`
+//! classifies as the seed would but carries a warning instead of passing silently.
+
+use serde::{Deserialize, Serialize};
+
+use crate::span::{ClipReason, SpanRecord};
+
+/// A verdict, in the seed's priority order: the first is the worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Fewer bytes were injected than observed and no clip reason was declared.
+    SilentClip,
+    /// A length field is missing, or the span never closed.
+    Incomplete,
+    /// Same length, different content, nothing declared.
+    HashMismatch,
+    /// Cut, and the cut was declared.
+    Clipped,
+    Ok,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::SilentClip,
+        Status::Incomplete,
+        Status::HashMismatch,
+        Status::Clipped,
+        Status::Ok,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::SilentClip => "silent_clip",
+            Status::Incomplete => "incomplete",
+            Status::HashMismatch => "hash_mismatch",
+            Status::Clipped => "clipped",
+            Status::Ok => "ok",
+        }
+    }
+
+    /// The seed's PRIORITY number (0 = most urgent).
+    pub fn priority(self) -> u8 {
+        self as u8
+    }
+
+    /// Statuses that make a run untrustworthy (exit code 1), as in the seed.
+    pub fn fails_run(self) -> bool {
+        matches!(self, Status::SilentClip | Status::Incomplete)
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What [`classify`] says of one record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub status: Status,
+    /// The seed's detail list: `ratio=0.88`, missing field names, the declared reason,
+    /// `bytes_match_but_hash_differs`; plus `status=<s>` for a partial span.
+    pub detail: Vec<String>,
+    /// Problems that do not change the status but must not pass silently.
+    pub warnings: Vec<String>,
+}
+
+const LENGTH_FIELDS: [&str; 3] = ["observed_bytes", "injected_bytes", "injected_tokens"];
+
+/// Classifies one span record (the seed's `classify`, plus partial spans and warnings).
+pub fn classify(rec: &SpanRecord) -> Verdict {
+    let mut warnings = Vec::new();
+    let reason = rec.clip_reason_text();
+    if ClipReason::parse(reason).is_none() {
+        warnings.push(format!(
+            "unknown clip_reason {reason:?} (expected one of: {})",
+            ClipReason::ALL.map(ClipReason::as_str).join(", ")
+        ));
+    }
+
+    let lengths = [rec.observed_bytes, rec.injected_bytes, rec.injected_tokens];
+    let mut detail: Vec<String> = LENGTH_FIELDS
+        .iter()
+        .zip(lengths)
+        .filter(|(_, v)| v.is_none())
+        .map(|(k, _)| k.to_string())
+        .collect();
+    if let Some(status) = rec.status.as_deref().filter(|s| !is_closed_status(s)) {
+        detail.insert(0, format!("status={status}"));
+    }
+    if !detail.is_empty() {
+        return Verdict {
+            status: Status::Incomplete,
+            detail,
+            warnings,
+        };
+    }
+
+    let obs = rec.observed_bytes.unwrap_or(0);
+    let inj = rec.injected_bytes.unwrap_or(0);
+    if inj < obs {
+        let ratio = format!("ratio={:.2}", clip_ratio(obs, inj));
+        return if reason == "none" {
+            Verdict {
+                status: Status::SilentClip,
+                detail: vec![ratio],
+                warnings,
+            }
+        } else {
+            Verdict {
+                status: Status::Clipped,
+                detail: vec![reason.to_string(), ratio],
+                warnings,
+            }
+        };
+    }
+
+    let differs = match (
+        rec.sha256_observed.as_deref(),
+        rec.sha256_injected.as_deref(),
+    ) {
+        (Some(o), Some(i)) => !o.is_empty() && !i.is_empty() && o != i,
+        _ => false,
+    };
+    if differs && reason == "none" {
+        return Verdict {
+            status: Status::HashMismatch,
+            detail: vec!["bytes_match_but_hash_differs".to_string()],
+            warnings,
+        };
+    }
+    Verdict {
+        status: Status::Ok,
+        detail: Vec::new(),
+        warnings,
+    }
+}
+
+/// A span whose status says it finished. Anything else (running, open, partial ...) was
+/// exported before the tool closed, so its lengths are not final.
+fn is_closed_status(status: &str) -> bool {
+    status.is_empty() || status.eq_ignore_ascii_case("ok") || status.eq_ignore_ascii_case("error")
+}
+
+/// The share of observed bytes that did not reach the model (the seed's `clip_ratio`).
+pub fn clip_ratio(observed: u64, injected: u64) -> f64 {
+    if observed == 0 {
+        return 0.0;
+    }
+    1.0 - (injected as f64 / observed as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(
+        obs: Option<u64>,
+        inj: Option<u64>,
+        tok: Option<u64>,
+        reason: Option<&str>,
+    ) -> SpanRecord {
+        SpanRecord {
+            name: Some("read_file".into()),
+            observed_bytes: obs,
+            injected_bytes: inj,
+            injected_tokens: tok,
+            clip_reason: reason.map(str::to_string),
+            ..SpanRecord::default()
+        }
+    }
+
+    // The seed's three tests.
+    #[test]
+    fn test_silent_clip() {
+        let v = classify(&rec(Some(1000), Some(120), Some(80), Some("none")));
+        assert_eq!(v.status, Status::SilentClip);
+        assert!(v.detail[0].starts_with("ratio="));
+        assert_eq!(v.detail, ["ratio=0.88"]);
+    }
+
+    #[test]
+    fn test_declared_clip_is_visible() {
+        let v = classify(&rec(
+            Some(1000),
+            Some(120),
+            Some(80),
+            Some("prompt_token_cap"),
+        ));
+        assert_eq!(v.status, Status::Clipped);
+        assert_eq!(v.detail, ["prompt_token_cap", "ratio=0.88"]);
+    }
+
+    #[test]
+    fn test_missing_lengths_fail() {
+        let v = classify(&rec(None, None, None, None));
+        assert_eq!(v.status, Status::Incomplete);
+        assert_eq!(
+            v.detail,
+            ["observed_bytes", "injected_bytes", "injected_tokens"]
+        );
+    }
+
+    #[test]
+    fn hash_mismatch_only_when_nothing_declared() {
+        let mut r = rec(Some(10), Some(10), Some(3), None);
+        r.sha256_observed = Some("ab".into());
+        r.sha256_injected = Some("cd".into());
+        assert_eq!(classify(&r).status, Status::HashMismatch);
+        assert_eq!(classify(&r).detail, ["bytes_match_but_hash_differs"]);
+        r.clip_reason = Some("redaction".into());
+        assert_eq!(classify(&r).status, Status::Ok);
+        r.sha256_injected = Some(String::new());
+        r.clip_reason = None;
+        assert_eq!(classify(&r).status, Status::Ok);
+    }
+
+    #[test]
+    fn partial_spans_are_incomplete_and_named() {
+        let mut r = rec(Some(10), Some(10), Some(3), None);
+        r.status = Some("running".into());
+        let v = classify(&r);
+        assert_eq!(v.status, Status::Incomplete);
+        assert_eq!(v.detail, ["status=running"]);
+        r.status = Some("ERROR".into());
+        assert_eq!(classify(&r).status, Status::Ok);
+    }
+
+    #[test]
+    fn unknown_reason_warns_but_classifies_like_the_seed() {
+        let v = classify(&rec(Some(100), Some(50), Some(9), Some("too_big")));
+        assert_eq!(v.status, Status::Clipped);
+        assert_eq!(v.detail, ["too_big", "ratio=0.50"]);
+        assert_eq!(v.warnings.len(), 1);
+        assert!(v.warnings[0].contains("\"too_big\""));
+    }
+
+    #[test]
+    fn ratio_rounds_like_python() {
+        // 1 - 7/8 = 0.125 exactly: Python's format rounds half to even ("0.12").
+        let v = classify(&rec(Some(8), Some(7), Some(1), None));
+        assert_eq!(v.detail, ["ratio=0.12"]);
+    }
+}

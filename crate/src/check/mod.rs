@@ -1,0 +1,29 @@
+//! **Check**: read an exported run and flag every tool span whose injected slice differs
+//! from what the tool observed without saying so.
+//!
+//! The path is: bytes → [`Checker`] (streaming line splitter) → span reader → [`classify`]
+//! → [`ReportBuilder`] → [`Report`] → [`render`].
+//!
+//! ```
+//! use toolslice::check::{check_bytes, render, CheckOptions};
+//!
+//! let run = br#"{"span_id":"t1","name":"read_file","observed_bytes":1000,"injected_bytes":120,"injected_tokens":80}
+//! {"span_id":"t2","name":"ls","observed_bytes":10,"injected_bytes":10,"injected_tokens":4}
+//! "#;
+//! let report = check_bytes(run, CheckOptions::default());
+//! assert_eq!(report.counts.silent_clip, 1);
+//! assert_eq!(report.exit_code, 1);
+//! assert!(render::table(&report).ends_with("# silent_clip=1 incomplete=0 total=2\n"));
+//! ```
+
+mod classify;
+pub mod render;
+mod report;
+mod stream;
+
+pub use classify::{classify, clip_ratio, Status, Verdict};
+pub use report::{
+    BuilderStats, CheckOptions, Counts, Invalid, Report, ReportBuilder, Rollup, Row, Skipped,
+    ToolStats,
+};
+pub use stream::{check_bytes, Checker};

@@ -1,0 +1,84 @@
+//! Renderings of a report, shared by every front end: the seed's table, a JSON report and
+//! JSONL rows.
+//!
+//! On a clean input (no invalid, skipped or warned lines) the table is byte-for-byte the
+//! table `clip_check.py` prints, so scripts that parse the seed's output keep working. Lines
+//! the seed would have crashed on or dropped follow its summary line as `#` comments.
+
+use std::fmt::Write;
+
+use super::report::Report;
+
+/// The seed's table: a header, one row per span in priority order, a blank line, then
+/// `# silent_clip=N incomplete=N total=N`.
+pub fn table(report: &Report) -> String {
+    let mut out = String::with_capacity(64 * (report.rows.len() + 4));
+    let _ = writeln!(
+        out,
+        "{:<16} {:<12} {:<16} {:>8} {:>8} detail",
+        "status", "span", "tool", "obs", "inj"
+    );
+    for row in &report.rows {
+        let _ = writeln!(
+            out,
+            "{:<16} {:<12} {:<16} {:>8} {:>8} {}",
+            row.status.as_str(),
+            row.span_id.as_deref().unwrap_or("-"),
+            row.name,
+            row.observed_bytes.unwrap_or(0),
+            row.injected_bytes.unwrap_or(0),
+            row.detail.join(",")
+        );
+    }
+    let c = &report.counts;
+    let _ = writeln!(
+        out,
+        "\n# silent_clip={} incomplete={} total={}",
+        c.silent_clip, c.incomplete, c.total
+    );
+    if report.flagged_only {
+        let _ = writeln!(out, "# rows: flagged only ({} ok rows not listed)", c.ok);
+    }
+    for row in report.rows.iter().filter(|r| !r.warnings.is_empty()) {
+        for w in &row.warnings {
+            let _ = writeln!(out, "# warning line {}: {}", row.line, w);
+        }
+    }
+    for s in &report.skipped {
+        let _ = writeln!(out, "# skipped line {}: {}", s.line, s.reason);
+    }
+    for i in &report.invalid {
+        let _ = writeln!(out, "# invalid line {}: {}", i.line, i.error);
+    }
+    if c.invalid > 0 {
+        let _ = writeln!(out, "# invalid={} (the run is not trustworthy)", c.invalid);
+    }
+    for r in &report.rollup {
+        let _ = writeln!(
+            out,
+            "# parent {} ({}) hides silent_clip={} incomplete={}: {}",
+            r.span_id,
+            r.own_status.map_or("not in this input", |s| s.as_str()),
+            r.silent_clip,
+            r.incomplete,
+            r.flagged.join(",")
+        );
+    }
+    out
+}
+
+/// The whole report as pretty-printed JSON.
+pub fn json(report: &Report) -> String {
+    // Serializing plain data with string keys cannot fail.
+    serde_json::to_string_pretty(report).expect("report serializes")
+}
+
+/// One JSON object per row, in priority order, each ending in a newline.
+pub fn jsonl(report: &Report) -> String {
+    let mut out = String::new();
+    for row in &report.rows {
+        out.push_str(&serde_json::to_string(row).expect("row serializes"));
+        out.push('\n');
+    }
+    out
+}

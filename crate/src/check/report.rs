@@ -1,0 +1,393 @@
+//! The report of one checked run, and the builder that accumulates it line by line.
+//!
+//! Every input line ends up in exactly one place: a row, a skipped record, an invalid line,
+//! or the blank-line count, so `counts.lines` always equals the sum of the four. The
+//! builder keeps rows (all, or only flagged ones for huge runs) and the small per-span
+//! facts the summaries need; it never keeps the raw lines.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::classify::{classify, clip_ratio, Status};
+use crate::span::SpanRecord;
+
+/// One classified tool span.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// 1-based line number in the input.
+    pub line: u64,
+    pub span_id: Option<String>,
+    pub parent_id: Option<String>,
+    pub name: String,
+    pub status: Status,
+    pub detail: Vec<String>,
+    pub observed_bytes: Option<u64>,
+    pub injected_bytes: Option<u64>,
+    pub injected_tokens: Option<u64>,
+    /// The share of observed bytes that did not reach the model, when both are known.
+    pub clip_ratio: Option<f64>,
+    pub clip_reason: Option<String>,
+    pub sha256_observed: Option<String>,
+    pub sha256_injected: Option<String>,
+    pub injected_preview: Option<String>,
+    pub prompt_builder_version: Option<String>,
+    pub model_context_limit_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// A line that could not be read as a span record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invalid {
+    pub line: u64,
+    pub error: String,
+}
+
+/// A record that was read but is not a tool span (the seed drops these silently).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub line: u64,
+    pub span_id: Option<String>,
+    pub reason: String,
+}
+
+/// How many lines went where, and how many rows had each status.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub silent_clip: u64,
+    pub incomplete: u64,
+    pub hash_mismatch: u64,
+    pub clipped: u64,
+    pub ok: u64,
+    /// Rows (tool spans) of every status.
+    pub total: u64,
+    pub invalid: u64,
+    pub skipped: u64,
+    pub blank: u64,
+    /// Every line of the input: `total + invalid + skipped + blank`.
+    pub lines: u64,
+    /// Rows that carry a warning (an unknown `clip_reason`, say).
+    pub warned: u64,
+}
+
+impl Counts {
+    pub fn of(&self, status: Status) -> u64 {
+        match status {
+            Status::SilentClip => self.silent_clip,
+            Status::Incomplete => self.incomplete,
+            Status::HashMismatch => self.hash_mismatch,
+            Status::Clipped => self.clipped,
+            Status::Ok => self.ok,
+        }
+    }
+    fn bump(&mut self, status: Status) {
+        *match status {
+            Status::SilentClip => &mut self.silent_clip,
+            Status::Incomplete => &mut self.incomplete,
+            Status::HashMismatch => &mut self.hash_mismatch,
+            Status::Clipped => &mut self.clipped,
+            Status::Ok => &mut self.ok,
+        } += 1;
+        self.total += 1;
+    }
+}
+
+/// Median lengths of one tool: a sudden drop in injected bytes often ships with a new cap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolStats {
+    pub name: String,
+    pub spans: u64,
+    pub median_observed_bytes: Option<f64>,
+    pub median_injected_bytes: Option<f64>,
+}
+
+/// Silent clips per prompt builder version: compare builders before comparing models.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuilderStats {
+    pub prompt_builder_version: Option<String>,
+    pub spans: u64,
+    pub silent_clip: u64,
+    /// Silent clips per 100 spans of this builder.
+    pub silent_clip_rate: f64,
+}
+
+/// A parent whose own span looks fine while its subtree holds a failure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rollup {
+    pub span_id: String,
+    /// The parent's own status, or `None` when the parent has no record in this input
+    /// (a turn or agent span that the exporter did not write as a tool span).
+    pub own_status: Option<Status>,
+    pub line: Option<u64>,
+    pub name: Option<String>,
+    pub silent_clip: u64,
+    pub incomplete: u64,
+    /// The flagged descendants: their span ids, or `line N` for spans without an id.
+    pub flagged: Vec<String>,
+}
+
+/// Options of a check.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckOptions {
+    /// Keep only rows that are not `ok` (plus rows with warnings); all counts and
+    /// summaries still cover every span. For runs too large to list.
+    pub flagged_only: bool,
+}
+
+/// The checked run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Which reader understood the input (`spans` is seed 000's JSONL).
+    pub format: String,
+    /// Rows in priority order (worst first), then by line.
+    pub rows: Vec<Row>,
+    pub counts: Counts,
+    pub invalid: Vec<Invalid>,
+    pub skipped: Vec<Skipped>,
+    /// Silent clips per 100 tool spans: the rate to watch when prompt builders change.
+    pub silent_clips_per_100: f64,
+    pub tools: Vec<ToolStats>,
+    pub builders: Vec<BuilderStats>,
+    pub rollup: Vec<Rollup>,
+    /// Whether the rows list is only the flagged rows.
+    pub flagged_only: bool,
+    /// 1 when any silent clip, incomplete span or invalid line, else 0 (as the seed).
+    pub exit_code: i32,
+}
+
+#[derive(Default)]
+struct ToolAcc {
+    spans: u64,
+    observed: Vec<u64>,
+    injected: Vec<u64>,
+}
+
+/// Accumulates a report from lines or records. Used by the streaming checker and by the
+/// other format readers, which hand it records they have built.
+#[derive(Default)]
+pub struct ReportBuilder {
+    options: CheckOptions,
+    format: String,
+    rows: Vec<Row>,
+    counts: Counts,
+    invalid: Vec<Invalid>,
+    skipped: Vec<Skipped>,
+    tools: BTreeMap<String, ToolAcc>,
+    builders: BTreeMap<Option<String>, (u64, u64)>,
+    /// span_id -> (parent_id, status, line, name) of the first span with that id.
+    graph: HashMap<String, (Option<String>, Status, u64, String)>,
+    /// (label, parent_id, status) of every span that fails the run and has a parent.
+    flagged_children: Vec<(String, String, Status)>,
+}
+
+impl ReportBuilder {
+    pub fn new(format: &str, options: CheckOptions) -> Self {
+        ReportBuilder {
+            options,
+            format: format.to_string(),
+            ..ReportBuilder::default()
+        }
+    }
+
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    pub fn blank(&mut self) {
+        self.counts.blank += 1;
+        self.counts.lines += 1;
+    }
+
+    pub fn invalid(&mut self, line: u64, error: String) {
+        self.counts.invalid += 1;
+        self.counts.lines += 1;
+        self.invalid.push(Invalid { line, error });
+    }
+
+    pub fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
+        self.counts.skipped += 1;
+        self.counts.lines += 1;
+        self.skipped.push(Skipped {
+            line,
+            span_id,
+            reason,
+        });
+    }
+
+    /// Adds one record read from `line`: a row, or a skip when it names no tool.
+    pub fn record(&mut self, line: u64, rec: SpanRecord) {
+        let name = match rec.name {
+            Some(ref n) if !n.is_empty() => n.clone(),
+            Some(_) => return self.skipped(line, rec.span_id, "name is empty".into()),
+            None => return self.skipped(line, rec.span_id, "record has no name".into()),
+        };
+        self.counts.lines += 1;
+        let verdict = classify(&rec);
+        self.counts.bump(verdict.status);
+        if !verdict.warnings.is_empty() {
+            self.counts.warned += 1;
+        }
+
+        let tool = self.tools.entry(name.clone()).or_default();
+        tool.spans += 1;
+        if let Some(v) = rec.observed_bytes {
+            tool.observed.push(v);
+        }
+        if let Some(v) = rec.injected_bytes {
+            tool.injected.push(v);
+        }
+        let builder = self
+            .builders
+            .entry(rec.prompt_builder_version.clone())
+            .or_default();
+        builder.0 += 1;
+        builder.1 += u64::from(verdict.status == Status::SilentClip);
+
+        if let Some(id) = &rec.span_id {
+            self.graph
+                .entry(id.clone())
+                .or_insert_with(|| (rec.parent_id.clone(), verdict.status, line, name.clone()));
+        }
+        if verdict.status.fails_run() {
+            if let Some(parent) = &rec.parent_id {
+                let label = rec
+                    .span_id
+                    .clone()
+                    .unwrap_or_else(|| format!("line {line}"));
+                self.flagged_children
+                    .push((label, parent.clone(), verdict.status));
+            }
+        }
+
+        let keep = !self.options.flagged_only
+            || verdict.status != Status::Ok
+            || !verdict.warnings.is_empty();
+        if keep {
+            let clip_ratio = match (rec.observed_bytes, rec.injected_bytes) {
+                (Some(o), Some(i)) if o > 0 => Some(clip_ratio(o, i)),
+                _ => None,
+            };
+            self.rows.push(Row {
+                line,
+                span_id: rec.span_id,
+                parent_id: rec.parent_id,
+                name,
+                status: verdict.status,
+                detail: verdict.detail,
+                observed_bytes: rec.observed_bytes,
+                injected_bytes: rec.injected_bytes,
+                injected_tokens: rec.injected_tokens,
+                clip_ratio,
+                clip_reason: rec.clip_reason,
+                sha256_observed: rec.sha256_observed,
+                sha256_injected: rec.sha256_injected,
+                injected_preview: rec.injected_preview,
+                prompt_builder_version: rec.prompt_builder_version,
+                model_context_limit_tokens: rec.model_context_limit_tokens,
+                warnings: verdict.warnings,
+            });
+        }
+    }
+
+    pub fn finish(mut self) -> Report {
+        // Stable sort: within a priority, input order (line) is kept, as in the seed.
+        self.rows.sort_by_key(|r| (r.status.priority(), r.line));
+        let rollup = self.rollup();
+        let counts = self.counts;
+        let silent_clips_per_100 = if counts.total == 0 {
+            0.0
+        } else {
+            counts.silent_clip as f64 * 100.0 / counts.total as f64
+        };
+        let tools = self
+            .tools
+            .into_iter()
+            .map(|(name, mut acc)| ToolStats {
+                name,
+                spans: acc.spans,
+                median_observed_bytes: median(&mut acc.observed),
+                median_injected_bytes: median(&mut acc.injected),
+            })
+            .collect();
+        let builders = self
+            .builders
+            .into_iter()
+            .map(|(version, (spans, silent))| BuilderStats {
+                prompt_builder_version: version,
+                spans,
+                silent_clip: silent,
+                silent_clip_rate: silent as f64 * 100.0 / spans as f64,
+            })
+            .collect();
+        let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
+        Report {
+            format: self.format,
+            rows: self.rows,
+            invalid: self.invalid,
+            skipped: self.skipped,
+            silent_clips_per_100,
+            tools,
+            builders,
+            rollup,
+            flagged_only: self.options.flagged_only,
+            exit_code: i32::from(fails),
+            counts,
+        }
+    }
+
+    /// Walks up from every failing span and charges each ancestor whose own span is fine
+    /// (or absent from the input). A parent cycle in bad data stops the walk, never loops.
+    fn rollup(&self) -> Vec<Rollup> {
+        let mut entries: HashMap<&str, Rollup> = HashMap::new();
+        for (label, parent, status) in &self.flagged_children {
+            let mut seen: Vec<&str> = Vec::new();
+            let mut current = Some(parent.as_str());
+            while let Some(id) = current {
+                if seen.contains(&id) {
+                    break;
+                }
+                seen.push(id);
+                let node = self.graph.get(id);
+                let own = node.map(|n| n.1);
+                if !own.is_some_and(Status::fails_run) {
+                    let entry = entries.entry(id).or_insert_with(|| Rollup {
+                        span_id: id.to_string(),
+                        own_status: own,
+                        line: node.map(|n| n.2),
+                        name: node.map(|n| n.3.clone()),
+                        silent_clip: 0,
+                        incomplete: 0,
+                        flagged: Vec::new(),
+                    });
+                    match status {
+                        Status::SilentClip => entry.silent_clip += 1,
+                        _ => entry.incomplete += 1,
+                    }
+                    entry.flagged.push(label.clone());
+                }
+                current = node.and_then(|n| n.0.as_deref());
+            }
+        }
+        let mut list: Vec<Rollup> = entries.into_values().collect();
+        list.sort_by(|a, b| {
+            (a.line.is_none(), a.line, &a.span_id).cmp(&(b.line.is_none(), b.line, &b.span_id))
+        });
+        list
+    }
+}
+
+/// The median of the values (mean of the middle two for an even count).
+fn median(values: &mut [u64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_unstable();
+    let mid = values.len() / 2;
+    Some(if values.len() % 2 == 1 {
+        values[mid] as f64
+    } else {
+        (values[mid - 1] as f64 + values[mid] as f64) / 2.0
+    })
+}

@@ -1,0 +1,126 @@
+//! A streaming line splitter: chunks in, whole lines out.
+//!
+//! A line ends at `\n`; a `\r` before it is dropped (CRLF files), and a lone `\r` elsewhere
+//! stays part of the line. The splitter owns only the unfinished tail of the input, so its
+//! memory is bounded by the longest line.
+
+#[derive(Debug, Default)]
+pub struct LineSplitter {
+    partial: Vec<u8>,
+}
+
+impl LineSplitter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Calls `emit` with every line the chunk completes, in order.
+    pub fn push(&mut self, mut chunk: &[u8], mut emit: impl FnMut(&[u8])) {
+        if !self.partial.is_empty() {
+            match find_newline(chunk) {
+                None => {
+                    self.partial.extend_from_slice(chunk);
+                    return;
+                }
+                Some(at) => {
+                    self.partial.extend_from_slice(&chunk[..at]);
+                    emit(strip_cr(&self.partial));
+                    self.partial.clear();
+                    chunk = &chunk[at + 1..];
+                }
+            }
+        }
+        // Lines wholly inside this chunk are emitted without copying.
+        while let Some(at) = find_newline(chunk) {
+            emit(strip_cr(&chunk[..at]));
+            chunk = &chunk[at + 1..];
+        }
+        self.partial.extend_from_slice(chunk);
+    }
+
+    /// The last line, when the input did not end with a newline.
+    pub fn finish(self) -> Option<Vec<u8>> {
+        if self.partial.is_empty() {
+            return None;
+        }
+        let mut last = self.partial;
+        if last.last() == Some(&b'\r') {
+            last.pop();
+        }
+        Some(last)
+    }
+}
+
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The index of the first `\n`. Scans a word at a time: this loop is the checker's
+/// inner loop on long lines, and std has no public memchr.
+#[inline]
+pub fn find_newline(haystack: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = LO * b'\n' as u64;
+    let mut i = 0;
+    while i + 8 <= haystack.len() {
+        let word = u64::from_le_bytes(haystack[i..i + 8].try_into().unwrap());
+        let x = word ^ NL;
+        let found = x.wrapping_sub(LO) & !x & HI;
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    haystack[i..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|p| i + p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split_all(chunks: &[&[u8]]) -> Vec<Vec<u8>> {
+        let mut s = LineSplitter::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            s.push(c, |l| out.push(l.to_vec()));
+        }
+        out.extend(s.finish());
+        out
+    }
+
+    #[test]
+    fn splits_across_chunks() {
+        let out = split_all(&[b"ab", b"c\nde", b"f\r\n\ng", b"h"]);
+        assert_eq!(
+            out,
+            vec![
+                b"abc".to_vec(),
+                b"def".to_vec(),
+                b"".to_vec(),
+                b"gh".to_vec()
+            ]
+        );
+    }
+
+    #[test]
+    fn find_newline_matches_naive() {
+        for len in 0..40 {
+            for pos in 0..=len {
+                let mut v = vec![b'a'; len];
+                if pos < len {
+                    v[pos] = b'\n';
+                }
+                // 0x8a and 0x0b around the target catch SWAR false positives.
+                if pos + 1 < len {
+                    v[pos + 1] = 0x8a;
+                }
+                let want = v.iter().position(|&b| b == b'\n');
+                assert_eq!(find_newline(&v), want, "len {len} pos {pos}");
+            }
+        }
+    }
+}

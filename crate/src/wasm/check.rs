@@ -1,0 +1,246 @@
+//! JS binding of the checker: `checkSpans`, the streaming `Checker`, and `CheckReport`.
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::{error_with_code, from_js, to_js};
+use crate::check::{render, CheckOptions, Checker as CoreChecker, Report};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_CHECK: &'static str = r#"
+/** Bytes of an exported run: text, or raw bytes (any chunk boundary is fine). */
+export type Input = string | Uint8Array | ArrayBuffer;
+
+export interface CheckOptions {
+  /** Keep only rows that are not `ok` (counts and summaries still cover every span). */
+  flaggedOnly?: boolean;
+}
+
+export type Status = "silent_clip" | "incomplete" | "hash_mismatch" | "clipped" | "ok";
+
+export type ClipReason =
+  | "none" | "prompt_token_cap" | "tool_result_char_limit"
+  | "provider_context_window" | "redaction" | "binary_omitted";
+
+/** One classified tool span. Field names are the seed's snake_case. */
+export interface Row {
+  /** 1-based line number in the input. */
+  line: number;
+  span_id: string | null;
+  parent_id: string | null;
+  name: string;
+  status: Status;
+  /** The seed's detail: `ratio=0.88`, missing field names, the declared reason ... */
+  detail: string[];
+  observed_bytes: number | null;
+  injected_bytes: number | null;
+  injected_tokens: number | null;
+  /** Share of observed bytes that did not reach the model, when both lengths are known. */
+  clip_ratio: number | null;
+  /** As written in the input (an unknown value is kept verbatim and warned about). */
+  clip_reason: ClipReason | string | null;
+  sha256_observed: string | null;
+  sha256_injected: string | null;
+  injected_preview: string | null;
+  prompt_builder_version: string | null;
+  model_context_limit_tokens: number | null;
+  /** Present when the row has problems that do not change its status. */
+  warnings?: string[];
+}
+
+export interface Counts {
+  silent_clip: number; incomplete: number; hash_mismatch: number; clipped: number; ok: number;
+  /** Rows (tool spans) of every status. */
+  total: number;
+  invalid: number; skipped: number; blank: number;
+  /** Every input line: total + invalid + skipped + blank. */
+  lines: number;
+  /** Rows that carry a warning. */
+  warned: number;
+}
+
+export interface InvalidLine { line: number; error: string; }
+export interface SkippedLine { line: number; span_id: string | null; reason: string; }
+export interface ToolStats {
+  name: string; spans: number;
+  median_observed_bytes: number | null; median_injected_bytes: number | null;
+}
+export interface BuilderStats {
+  prompt_builder_version: string | null; spans: number; silent_clip: number;
+  /** Silent clips per 100 spans of this builder. */
+  silent_clip_rate: number;
+}
+export interface Rollup {
+  span_id: string;
+  /** null when the parent has no record in the input. */
+  own_status: Status | null;
+  line: number | null;
+  name: string | null;
+  silent_clip: number;
+  incomplete: number;
+  flagged: string[];
+}
+
+/** The checked run, as plain data. */
+export interface Report {
+  format: string;
+  rows: Row[];
+  counts: Counts;
+  invalid: InvalidLine[];
+  skipped: SkippedLine[];
+  silent_clips_per_100: number;
+  tools: ToolStats[];
+  builders: BuilderStats[];
+  rollup: Rollup[];
+  flagged_only: boolean;
+  /** 1 when any silent clip, incomplete span or invalid line, else 0. */
+  exit_code: 0 | 1;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "Input")]
+    pub type JsInput;
+    #[wasm_bindgen(typescript_type = "CheckOptions")]
+    pub type JsCheckOptions;
+    #[wasm_bindgen(typescript_type = "Report")]
+    pub type JsReport;
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct Options {
+    flagged_only: bool,
+}
+
+fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
+    let opts: Options = match value {
+        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v.into(), "check options")?,
+        _ => Options::default(),
+    };
+    Ok(CheckOptions {
+        flagged_only: opts.flagged_only,
+    })
+}
+
+/// A streaming check: `push` chunks as they arrive (split anywhere), then `finish`.
+#[wasm_bindgen]
+pub struct Checker {
+    inner: Option<CoreChecker>,
+    scratch: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl Checker {
+    #[wasm_bindgen(constructor)]
+    pub fn new(options_: Option<JsCheckOptions>) -> Result<Checker, JsValue> {
+        Ok(Checker {
+            inner: Some(CoreChecker::new(options(options_)?)),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Feeds the next chunk: a string, a `Uint8Array` or an `ArrayBuffer`.
+    pub fn push(&mut self, chunk: &JsInput) -> Result<(), JsValue> {
+        let inner = self.inner.as_mut().ok_or_else(finished)?;
+        if let Some(text) = chunk.as_string() {
+            inner.push(text.as_bytes());
+            return Ok(());
+        }
+        let bytes = if let Some(view) = chunk.dyn_ref::<js_sys::Uint8Array>() {
+            view.clone()
+        } else if chunk.is_instance_of::<js_sys::ArrayBuffer>() {
+            js_sys::Uint8Array::new(chunk)
+        } else {
+            return Err(error_with_code(
+                "chunk must be a string, a Uint8Array or an ArrayBuffer",
+                "invalid_argument",
+            ));
+        };
+        // One copy into a reused buffer: no allocation per chunk.
+        self.scratch.resize(bytes.length() as usize, 0);
+        bytes.copy_to(&mut self.scratch);
+        inner.push(&self.scratch);
+        Ok(())
+    }
+
+    /// Bytes fed so far.
+    #[wasm_bindgen(getter, js_name = bytesRead)]
+    pub fn bytes_read(&self) -> f64 {
+        self.inner.as_ref().map_or(0.0, |c| c.bytes_read() as f64)
+    }
+
+    /// Complete lines seen so far.
+    #[wasm_bindgen(getter, js_name = linesRead)]
+    pub fn lines_read(&self) -> f64 {
+        self.inner.as_ref().map_or(0.0, |c| c.lines_read() as f64)
+    }
+
+    /// Tool spans classified so far.
+    #[wasm_bindgen(getter, js_name = spansRead)]
+    pub fn spans_read(&self) -> f64 {
+        self.inner.as_ref().map_or(0.0, |c| c.spans_read() as f64)
+    }
+
+    /// Ends the input and returns the report. The checker cannot be used afterwards.
+    pub fn finish(&mut self) -> Result<CheckReport, JsValue> {
+        let inner = self.inner.take().ok_or_else(finished)?;
+        self.scratch = Vec::new();
+        Ok(CheckReport {
+            report: inner.finish(),
+        })
+    }
+}
+
+fn finished() -> JsValue {
+    error_with_code("this Checker has already finished", "checker_finished")
+}
+
+/// A finished check: read it as plain data (`toJSON`) or render it.
+#[wasm_bindgen]
+pub struct CheckReport {
+    report: Report,
+}
+
+#[wasm_bindgen]
+impl CheckReport {
+    /// 1 when any silent clip, incomplete span or invalid line, else 0.
+    #[wasm_bindgen(getter, js_name = exitCode)]
+    pub fn exit_code(&self) -> i32 {
+        self.report.exit_code
+    }
+
+    /// The report as plain data (also what `JSON.stringify(report)` writes).
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsReport, JsValue> {
+        Ok(to_js(&self.report)?.unchecked_into())
+    }
+
+    /// The seed's table, ending with `# silent_clip=N incomplete=N total=N`.
+    pub fn table(&self) -> String {
+        render::table(&self.report)
+    }
+
+    /// The report as pretty-printed JSON text.
+    pub fn json(&self) -> String {
+        render::json(&self.report)
+    }
+
+    /// One JSON object per row, newline-terminated.
+    pub fn jsonl(&self) -> String {
+        render::jsonl(&self.report)
+    }
+}
+
+/// Checks a whole seed-000 span JSONL input at once.
+#[wasm_bindgen(js_name = checkSpans)]
+pub fn check_spans(
+    input: &JsInput,
+    options_: Option<JsCheckOptions>,
+) -> Result<CheckReport, JsValue> {
+    let mut checker = Checker::new(options_)?;
+    checker.push(input)?;
+    checker.finish()
+}
