@@ -28,4 +28,4 @@ pub mod hash;
 pub mod hop;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
