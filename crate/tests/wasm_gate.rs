@@ -165,7 +165,7 @@ fn gate_with_a_map_store() {
         None,
     )
     .unwrap();
-    let span_v = JsValue::from(span.clone());
+    let span_v: JsValue = span.clone();
     assert_eq!(
         get(&span_v, "args_len").as_f64(),
         Some(r#"{"n":1,"path":"a.txt"}"#.len() as f64)
@@ -254,7 +254,7 @@ fn hop_rows_stream_and_compare() {
         Some(parse(r#"{"toolCallId":"call_91","toolName":"read_file"}"#)),
     )
     .unwrap();
-    let wrap_v = JsValue::from(wrap.clone());
+    let wrap_v: JsValue = wrap.clone();
     assert_eq!(
         get(&wrap_v, "mutation_hop").as_string().as_deref(),
         Some("prompt_builder_wrap")
