@@ -103,7 +103,25 @@ fn canonical_values_from_js() {
     Reflect::set(&obj, &"x".into(), &JsValue::from_f64(f64::NAN)).unwrap();
     let err = canonicalize_value_js(&js(obj), None).unwrap_err();
     assert_eq!(code(err.clone()), "non_finite_number");
-    assert!(get(&err, "message").as_string().unwrap().contains("$.x"));
+    assert!(get(&err, "message")
+        .as_string()
+        .unwrap()
+        .contains("key \"x\""));
+    // What JSON.stringify would turn into {} or refuse is refused, with a code.
+    let with_map = Array::of1(&Map::new());
+    assert_eq!(
+        code(canonicalize_value_js(&js(with_map), None).unwrap_err()),
+        "invalid_json_value"
+    );
+    let big = js_sys::BigInt::from(1u64 << 60);
+    assert_eq!(
+        code(canonicalize_value_js(&js(big), None).unwrap_err()),
+        "invalid_json_value"
+    );
+    assert_eq!(
+        code(canonicalize_value_js(&js(JsValue::UNDEFINED), None).unwrap_err()),
+        "invalid_json_value"
+    );
     let lone = js_sys::JsString::from_char_code1(0xD800);
     assert_eq!(
         code(canonicalize_value_js(&js(lone), None).unwrap_err()),

@@ -1,14 +1,15 @@
 //! JS binding of canonical JSON: `canonicalize`, `canonicalizeWithReport`,
 //! `canonicalizeValue`, and the JS-value reader the other bindings share.
 
-use serde_json::{Map, Number, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{bytes_of, error_with_code, into_error, to_js};
-use crate::canonical::{
-    canonicalize_into, canonicalize_value, push_key_segment, Form, MAX_VALUE_DEPTH,
-};
+use crate::canonical::{canonicalize_into, Form};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CANONICAL: &'static str = r#"
@@ -95,128 +96,90 @@ pub fn canonicalize_with_report(
     .unchecked_into())
 }
 
-/// The canonical text of a JavaScript value. Read like `JSON.stringify` reads it (`toJSON`
-/// is honoured, `undefined` properties are left out, `undefined` array items become
-/// `null`), except that nothing is silently changed: `NaN`, `Infinity`, strings with lone
-/// surrogates, functions and symbols are errors, not `null`s.
+/// The canonical text of a JavaScript value: the canonical form of what `JSON.stringify`
+/// would send (`toJSON` is honoured, `undefined` properties are left out), except that
+/// nothing is changed silently: `NaN` and `Infinity` (which `JSON.stringify` turns into
+/// `null`), `Map` and `Set` (which it turns into `{}`), lone surrogates, `BigInt`s and cycles
+/// are errors.
 #[wasm_bindgen(js_name = canonicalizeValue)]
 pub fn canonicalize_value_js(
     value: &JsJsonValue,
     form: Option<JsCanonicalForm>,
 ) -> Result<String, JsValue> {
     let form = form_of(form.as_ref().map(|f| f.as_ref()))?;
-    let value = json_of(value)?;
-    canonicalize_value(&value, form).map_err(into_error)
+    let text = json_text_of(value)?;
+    let mut out = String::with_capacity(text.len());
+    canonicalize_into(text.as_bytes(), form, &mut out).map_err(into_error)?;
+    Ok(out)
 }
 
-/// Reads a JS value as JSON (see `canonicalizeValue` for the rules).
+/// A JS value read as JSON (see `canonicalizeValue` for the rules), parsed by serde_json.
 pub(crate) fn json_of(value: &JsValue) -> Result<Value, JsValue> {
-    let mut path = String::from("$");
-    if value.is_undefined() {
-        return Err(error_with_code(
-            "undefined is not a JSON value at $",
-            "invalid_json_value",
-        ));
-    }
-    read(value, &mut path, 0)
+    let text = json_text_of(value)?;
+    serde_json::from_str(&text)
+        .map_err(|e| error_with_code(&format!("not JSON: {e}"), "invalid_json_value"))
 }
 
-fn invalid(what: &str, path: &str, code: &str) -> JsValue {
-    error_with_code(&format!("{what} at {path} is not a JSON value"), code)
-}
-
-fn read(value: &JsValue, path: &mut String, depth: usize) -> Result<Value, JsValue> {
-    if depth > MAX_VALUE_DEPTH {
-        return Err(error_with_code(
-            &format!("value nested too deeply at {path} (more than {MAX_VALUE_DEPTH} levels, or a cycle)"),
-            "too_deep",
-        ));
-    }
-    if value.is_null() || value.is_undefined() {
-        return Ok(Value::Null);
-    }
-    if let Some(b) = value.as_bool() {
-        return Ok(Value::Bool(b));
-    }
-    if let Some(x) = value.as_f64() {
-        if !x.is_finite() {
-            return Err(error_with_code(
-                &format!("number {x} at {path} is not finite; JSON has no NaN or Infinity"),
-                "non_finite_number",
-            ));
-        }
-        if js_sys::Number::is_safe_integer(value) {
-            return Ok(Value::Number(Number::from(x as i64)));
-        }
-        return Ok(Number::from_f64(x).map_or(Value::Null, Value::Number));
-    }
-    if let Some(s) = value.dyn_ref::<js_sys::JsString>() {
-        if !s.is_valid_utf16() {
-            return Err(error_with_code(
-                &format!("string at {path} has a lone surrogate, which has no UTF-8 form"),
-                "lone_surrogate",
-            ));
-        }
-        return Ok(Value::String(s.as_string().unwrap_or_default()));
-    }
-    if value.is_bigint() {
-        let big: &js_sys::BigInt = value.unchecked_ref();
-        let text = big.to_string(10).map(String::from).unwrap_or_default();
-        return text
-            .parse::<i64>()
-            .map(Number::from)
-            .or_else(|_| text.parse::<u64>().map(Number::from))
-            .map(Value::Number)
-            .map_err(|_| {
-                error_with_code(
-                    &format!("BigInt {text} at {path} is outside the 64-bit range; pass the JSON text instead"),
-                    "invalid_json_value",
-                )
-            });
-    }
-    if value.is_function() {
-        return Err(invalid("a function", path, "invalid_json_value"));
-    }
-    if value.is_symbol() {
-        return Err(invalid("a symbol", path, "invalid_json_value"));
-    }
-    // `toJSON` (Date and friends) comes first, as in JSON.stringify.
-    let to_json =
-        js_sys::Reflect::get(value, &JsValue::from_str("toJSON")).unwrap_or(JsValue::UNDEFINED);
-    if let Some(f) = to_json.dyn_ref::<js_sys::Function>() {
-        let replaced = f.call0(value)?;
-        return read(&replaced, path, depth + 1);
-    }
-    if js_sys::Array::is_array(value) {
-        let array: &js_sys::Array = value.unchecked_ref();
-        let mut items = Vec::with_capacity(array.length() as usize);
-        for (i, item) in array.iter().enumerate() {
-            let len = path.len();
-            path.push_str(&format!("[{i}]"));
-            items.push(read(&item, path, depth + 1)?);
-            path.truncate(len);
-        }
-        return Ok(Value::Array(items));
-    }
-    if value.is_instance_of::<js_sys::Map>() || value.is_instance_of::<js_sys::Set>() {
-        return Err(invalid("a Map or Set", path, "invalid_json_value"));
-    }
-    let object: &js_sys::Object = value.unchecked_ref();
-    let mut map = Map::new();
-    for key in js_sys::Object::keys(object).iter() {
-        let Some(name) = key.as_string() else {
-            continue;
+/// `JSON.stringify(value)`, refusing what it would change silently. The walk is the engine's
+/// own; a replacer sees every value once and flags non-finite numbers, `Map`s and `Set`s
+/// (one call per value, instead of several property reads per value from Rust).
+pub(crate) fn json_text_of(value: &JsValue) -> Result<String, JsValue> {
+    let problem: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(None));
+    let seen = Rc::clone(&problem);
+    let replacer =
+        Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(move |key: JsValue, x: JsValue| {
+            let what = if let Some(n) = x.as_f64() {
+                (!n.is_finite()).then(|| format!("number {n}"))
+            } else if x.is_object()
+                && (x.is_instance_of::<js_sys::Map>() || x.is_instance_of::<js_sys::Set>())
+            {
+                Some("a Map or Set".to_string())
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                let mut slot = seen.borrow_mut();
+                if slot.is_none() {
+                    let key = key.as_string().unwrap_or_default();
+                    *slot = Some(if key.is_empty() {
+                        format!("{what} (at the top)")
+                    } else {
+                        format!("{what} under key {key:?}")
+                    });
+                }
+            }
+            x
+        });
+    let text = js_sys::JSON::stringify_with_replacer(value, replacer.as_ref().unchecked_ref())
+        .map_err(|e| {
+            error_with_code(
+                &format!("not a JSON value: {}", describe(&e)),
+                "invalid_json_value",
+            )
+        })?;
+    drop(replacer);
+    if let Some(what) = problem.borrow_mut().take() {
+        let code = if what.starts_with("number") {
+            "non_finite_number"
+        } else {
+            "invalid_json_value"
         };
-        let item = js_sys::Reflect::get(value, &key)?;
-        // JSON.stringify leaves out undefined, function and symbol properties.
-        if item.is_undefined() || item.is_function() || item.is_symbol() {
-            continue;
-        }
-        let len = path.len();
-        push_key_segment(path, &name);
-        let read_item = read(&item, path, depth + 1)?;
-        path.truncate(len);
-        map.insert(name, read_item);
+        return Err(error_with_code(
+            &format!("{what} is not JSON (JSON.stringify would write it as null or {{}})"),
+            code,
+        ));
     }
-    Ok(Value::Object(map))
+    text.as_string().ok_or_else(|| {
+        error_with_code(
+            "undefined, a function or a symbol is not a JSON value",
+            "invalid_json_value",
+        )
+    })
+}
+
+fn describe(err: &JsValue) -> String {
+    err.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| err.as_string())
+        .unwrap_or_else(|| "an exception".into())
 }

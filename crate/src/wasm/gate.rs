@@ -7,7 +7,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::canonical::{form_of, json_of};
+use super::canonical::{form_of, json_of, json_text_of};
 use super::{bytes_of, error_with_code, from_js, into_error, to_js};
 use crate::canonical::Form;
 use crate::gate::{self, body_action, BodyAction, BodyStore, ManifestEntry, StoreError, ToolSpan};
@@ -145,11 +145,12 @@ fn payload_options(value: Option<JsPayloadOptions>) -> Result<(Form, bool), JsVa
 
 /// The canonical body of one payload (a JS value, or JSON text when `json` is set).
 fn body(value: &JsValue, form: Form, json: bool, what: &str) -> Result<gate::Body, JsValue> {
-    if json {
-        gate::Body::from_json(&bytes_of(value, what)?, form).map_err(into_error)
+    let text = if json {
+        bytes_of(value, what)?
     } else {
-        gate::Body::from_value(&json_of(value)?, form).map_err(into_error)
-    }
+        json_text_of(value)?.into_bytes()
+    };
+    gate::Body::from_json(&text, form).map_err(into_error)
 }
 
 /// The seed's `tool_span(name, args, result, status)`: two canonical hashes and lengths.
