@@ -15,16 +15,9 @@ pub mod error;
 pub mod lines;
 pub mod span;
 
-/// Canonical JSON in two named forms (`python`, byte-identical to the seeds' `json.dumps`,
-/// and `jcs`, RFC 8785), from text without loss or from a `serde_json::Value`.
 pub mod canonical;
-/// The local hash gate: tool spans, the content-addressed body store, the export gate,
-/// manifests and their diff, and the read-back check of spans fetched from a collector.
 pub mod gate;
-/// SHA-256 in the module: one-shot, incremental and batched, with full and short hex.
 pub mod hash;
-/// The three-boundary classifier: which hop (adapter or prompt builder) changed a tool
-/// result, redaction receipts and policy drift between runs, streaming process output.
 pub mod hop;
 
 #[cfg(target_arch = "wasm32")]
