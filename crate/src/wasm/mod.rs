@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::Coded;
 
 pub mod canonical;
-mod check;
+pub mod check;
 pub mod gate;
 pub mod hash;
 pub mod hop;
