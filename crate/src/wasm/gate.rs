@@ -105,7 +105,7 @@ extern "C" {
     pub type JsToolSpan;
     #[wasm_bindgen(typescript_type = "ToolSpan[]")]
     pub type JsToolSpans;
-    #[wasm_bindgen(typescript_type = "JsonValue[]")]
+    #[wasm_bindgen(typescript_type = "Array<ToolSpan | JsonValue>")]
     pub type JsSpanList;
     #[wasm_bindgen(typescript_type = "PayloadOptions")]
     pub type JsPayloadOptions;

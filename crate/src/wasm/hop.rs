@@ -138,12 +138,12 @@ fn finish_row(row: HopRow, options: Option<JsHopOptions>) -> Result<JsHopRow, Js
 pub fn classify_hop_js(
     process: &JsInput,
     adapter: &JsInput,
-    model_part: &JsInput,
+    model: &JsInput,
     options: Option<JsHopOptions>,
 ) -> Result<JsHopRow, JsValue> {
     let p = bytes_of(process, "process")?;
     let a = bytes_of(adapter, "adapter")?;
-    let m = bytes_of(model_part, "modelPart")?;
+    let m = bytes_of(model, "model")?;
     finish_row(hop::classify_hop(&p, &a, &m), options)
 }
 
@@ -217,11 +217,11 @@ impl HopStream {
     pub fn close(
         &mut self,
         adapter: &JsInput,
-        model_part: &JsInput,
+        model: &JsInput,
         options: Option<JsHopOptions>,
     ) -> Result<JsHopRow, JsValue> {
         let a = bytes_of(adapter, "adapter")?;
-        let m = bytes_of(model_part, "modelPart")?;
+        let m = bytes_of(model, "model")?;
         let inner = self.inner.take().ok_or_else(closed)?;
         finish_row(inner.close(&a, &m), options)
     }
