@@ -12,7 +12,8 @@
 //!   are kept exactly, and Python's extensions are mirrored: `NaN`, `Infinity` and
 //!   `-Infinity` are accepted (and numbers that overflow a double print as `Infinity`), and a
 //!   duplicate key keeps its last value. Collapsed duplicates are reported in [`Report`] so a
-//!   caller can refuse them; nothing is dropped silently.
+//!   caller can refuse them; nothing is dropped silently. (One difference by design: Python
+//!   3.11+ refuses integers of more than 4,300 digits; here they are kept exactly.)
 //! - [`Form::Jcs`] is RFC 8785 (the JSON Canonicalization Scheme): keys are sorted by UTF-16
 //!   code units, numbers use the ECMAScript `Number.prototype.toString` form (`1`, `1e-7`,
 //!   `1e+21`). Duplicate keys, `NaN`, `Infinity` and numbers that overflow a double are
