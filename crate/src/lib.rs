@@ -16,5 +16,10 @@ mod fxhash;
 pub mod lines;
 pub mod span;
 
+pub mod canonical;
+pub mod gate;
+pub mod hash;
+pub mod hop;
+
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
