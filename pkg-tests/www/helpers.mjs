@@ -75,11 +75,16 @@ export async function pickFiles(page, paths) {
 export const reportFor = (page, name) => page.locator(`section[aria-label="Report for ${name}"]`);
 export const jobFor = (page, name) => page.locator(`article.job[aria-label="${name}"]`);
 
-/** The CLI's report for a file (the package's own renderings, run by Node). */
-export function cli(args) {
-  const out = spawnSync(CLI, ['check', ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (out.status !== 0 && out.status !== 1) throw new Error(`toolslice check failed: ${out.stderr}`);
+/** The CLI's output for `toolslice ARGS` (exit 0 or 1), run by Node from the built package. */
+export function toolsliceCli(args) {
+  const out = spawnSync(CLI, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (out.status !== 0 && out.status !== 1) throw new Error(`toolslice ${args[0]} failed (${out.status ?? out.error}): ${out.stderr}`);
   return out.stdout;
+}
+
+/** The CLI's check report for a file (the package's own renderings, run by Node). */
+export function cli(args) {
+  return toolsliceCli(['check', ...args]);
 }
 
 /** Every row the table shows (pressing "Show more" until all are listed), as cell texts. */
