@@ -58,11 +58,17 @@ test('every control has a name, and status is shown by word and icon, not colour
   const section = reportFor(page, FIXTURE.name);
   await section.waitFor();
   await section.locator('button.toggle').first().click();
-  const unnamed = await page.evaluate(() => [...document.querySelectorAll('button, input, select, textarea, [tabindex="0"]')]
+  const unnamedControls = () => page.evaluate(() => [...document.querySelectorAll('button, input, select, textarea, [tabindex="0"]')]
     .filter((n) => !n.closest('[hidden]') && !(n.type === 'file'))
     .filter((n) => !((n.labels && n.labels.length) || n.getAttribute('aria-label') || n.getAttribute('aria-labelledby') || (n.tagName === 'BUTTON' && n.textContent.trim())))
     .map((n) => n.outerHTML.slice(0, 120)));
-  assert.deepEqual(unnamed, [], 'controls without an accessible name');
+  assert.deepEqual(await unnamedControls(), [], 'controls without an accessible name');
+  for (const tab of ['Diff two runs', 'Mutation hop', 'Classroom packer']) {
+    await page.getByRole('tab', { name: tab }).click();
+    await page.waitForTimeout(200);
+    assert.deepEqual(await unnamedControls(), [], `controls without an accessible name in ${tab}`);
+  }
+  await page.getByRole('tab', { name: 'Check a run' }).click();
   const badges = await section.locator('.badge').evaluateAll((nodes) => nodes.map((n) => [n.querySelector('.icon')?.textContent, n.textContent.trim().split(' ').at(-1)]));
   assert.ok(badges.length >= 4);
   for (const [icon, word] of badges) {
@@ -145,5 +151,13 @@ test('usable at phone width (390 px): nothing wider than the screen, table scrol
     .filter((n) => n.offsetParent && n.getBoundingClientRect().height < 24).map((n) => n.outerHTML.slice(0, 80)));
   assert.deepEqual(small, []);
   await page.screenshot({ path: artifact('check-phone.png'), fullPage: true });
+  for (const [hash, example, result] of [['#hop', 'wrap', '.hop-label'], ['#diff', 'two runs of hop rows', 'table.hop-compare']]) {
+    await page.evaluate((h) => { location.hash = h; }, hash);
+    await page.getByRole('button', { name: example, exact: true }).click();
+    await page.locator(result).waitFor();
+    const w = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(w <= 390, `${hash} is ${w}px wide`);
+    await page.screenshot({ path: artifact(`${hash.slice(1)}-phone.png`), fullPage: true });
+  }
   assert.deepEqual(errors, []);
 });

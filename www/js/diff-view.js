@@ -3,7 +3,7 @@
 // diffManifests (the multiset diff, only_left / only_right); hop rows (as `toolslice hop`
 // writes them) go through compareRuns (same, changed, policy drift). Reading the files and
 // laying out the result is all this file does; `toolslice diff` reads files the same way.
-import { el, num } from './dom.js';
+import { el, num, scrollBox } from './dom.js';
 import { byteField, readRecords } from './inputs.js';
 import { loadToolslice } from './wasm.js';
 
@@ -83,12 +83,12 @@ function exampleSpans(toolslice) {
   ];
 }
 
-/** Two runs of hop rows: one call unchanged, one with a changed redaction rule. */
+/** Two runs of hop rows: call_91's redaction rule changed (policy drift), call_92's model slice got wrapped. */
 function exampleHops(toolslice) {
   const body = '{"ok":true,"rows":2}';
   const receipt = (rule) => [{ field_path: '$.token', rule_id: rule, original_len: 40, replacement: '[REDACTED]' }];
   const row = (call, rule) => toolslice.classifyHop(body, body, body, { runId: 'run_7f3a', toolCallId: call, toolName: 'read_file', redactions: receipt(rule) });
-  const wrap = (call) => toolslice.classifyHop(body, body, `{"type":"tool_result","body":${body}}`, { runId: 'run_7f3b', toolCallId: call, toolName: 'read_file' });
+  const wrap = (call) => toolslice.classifyHop(body, body, `{"type":"tool_result","body":${body}}`, { runId: 'run_7f3b', toolCallId: call, toolName: 'read_file', redactions: receipt('bearer-v1') });
   return [
     jsonl([row('call_91', 'bearer-v1'), row('call_92', 'bearer-v1')]),
     jsonl([row('call_91', 'bearer-v2'), wrap('call_92')]),
@@ -96,13 +96,13 @@ function exampleHops(toolslice) {
 }
 
 function manifestTable(caption, sign, entries, cls) {
-  return el('table', { class: `mini manifest ${cls}` },
+  return scrollBox(caption, el('table', { class: `mini manifest ${cls}` },
     el('caption', {}, `${caption} (${num(entries.length)})`),
     el('thead', {}, el('tr', {}, ['', 'name', 'status', 'args_sha256', 'result_sha256'].map((h) => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, entries.length
       ? entries.map((e) => el('tr', {}, el('td', { 'aria-label': sign === '−' ? 'only left' : 'only right' }, sign),
         e.map((v, i) => el('td', { class: i >= 2 ? 'hash' : null }, v ?? '—'))))
-      : el('tr', {}, el('td', { colspan: 5, class: 'hint' }, 'none'))));
+      : el('tr', {}, el('td', { colspan: 5, class: 'hint' }, 'none')))));
 }
 
 function renderManifest(diff, recs) {
@@ -125,7 +125,7 @@ function renderHops(cmp, recs) {
       el('p', {}, el('strong', {}, changed ? 'Some tool calls changed. ' : 'No tool call changed. '),
         `${num(recs[0].length)} hop rows left, ${num(recs[1].length)} right: ${num(cmp.same)} same, ${num(cmp.changed)} changed, `,
         `${num(cmp.policy_drift)} policy drift, ${num(cmp.only_left)} only left, ${num(cmp.only_right)} only right.`)),
-    el('table', { class: 'mini hop-compare' },
+    scrollBox('Tool calls compared', el('table', { class: 'mini hop-compare' },
       el('caption', {}, 'Tool calls, paired by tool_call_id (else by position)'),
       el('thead', {}, el('tr', {}, ['verdict', 'tool call', 'tool', 'changed boundaries', 'hop left → right', 'policy drift'].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, cmp.rows.map((r) => el('tr', { class: `v-${r.verdict}` },
@@ -134,5 +134,5 @@ function renderHops(cmp, recs) {
         el('td', {}, r.tool_name ?? '—'),
         el('td', {}, r.changed_boundaries.join(', ') || '—'),
         el('td', {}, `${r.left_hop ?? '—'} → ${r.right_hop ?? '—'}`),
-        el('td', {}, r.drift.map((d) => `${d.field_path}: ${d.left_rule_id ?? '(none)'} → ${d.right_rule_id ?? '(none)'}`).join('; ') || '—'))))));
+        el('td', {}, r.drift.map((d) => `${d.field_path}: ${d.left_rule_id ?? '(none)'} → ${d.right_rule_id ?? '(none)'}`).join('; ') || '—')))))));
 }

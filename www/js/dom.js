@@ -94,3 +94,8 @@ export function announce(region, text) {
   // A fresh text node is announced even when the text repeats.
   setTimeout(() => { region.textContent = text; }, 30);
 }
+
+/** A labelled box that scrolls sideways when its content (a wide table) is wider than the screen. */
+export function scrollBox(label, child) {
+  return el('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, child);
+}

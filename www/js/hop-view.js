@@ -2,7 +2,7 @@
 // adapter's output, the tool-result slice of the model request) → the package's
 // classifyHop → three digests, three lengths, the mutation_hop label and the row of seed
 // 003's table that says where to look. The label is the package's; this file only shows it.
-import { el, num, debounce, download } from './dom.js';
+import { el, num, scrollBox, debounce, download } from './dom.js';
 import { byteField } from './inputs.js';
 import { loadToolslice } from './wasm.js';
 
@@ -88,22 +88,22 @@ export function initHopView(root) {
         el('span', { class: 'icon', 'aria-hidden': 'true' }, mutated ? '▲' : '✔'),
         el('p', {}, el('strong', { class: 'hop-label' }, r.mutation_hop), ' · Hop to inspect: ',
           el('strong', {}, entry.inspect), `. Route the review to ${entry.owner}.`)),
-      el('table', { class: 'mini boundaries' },
+      scrollBox('The three boundaries', el('table', { class: 'mini boundaries' },
         el('caption', {}, 'The three boundaries'),
         el('thead', {}, el('tr', {}, ['boundary', 'sha256 (raw bytes)', 'length (bytes)', 'sha256 (canonical JSON)'].map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {},
           [['process', r.process_sha256, r.process_len, r.process_canonical_sha256], ['adapter', r.adapter_sha256, r.adapter_len, r.adapter_canonical_sha256], ['model', r.model_sha256, r.model_len, undefined]]
             .map(([name, digest, len, canonical]) => el('tr', { 'data-boundary': name },
               el('th', { scope: 'row' }, name), el('td', { class: 'hash' }, digest), el('td', { class: 'num' }, num(len)),
-              el('td', { class: 'hash' }, canonical === undefined ? '' : canonical ?? 'not JSON'))))),
+              el('td', { class: 'hash' }, canonical === undefined ? '' : canonical ?? 'not JSON')))))),
       el('p', { class: 'hint' }, `By digest: process ${same(r.process_sha256, r.adapter_sha256)} adapter ${same(r.adapter_sha256, r.model_sha256)} model. `,
         ADAPTER_CHANGE[r.adapter_change] ?? ''),
-      el('table', { class: 'mini hop-table' },
+      scrollBox('Seed 003 hop table', el('table', { class: 'mini hop-table' },
         el('caption', {}, 'Seed 003’s hop table: compare the three digests first, then use length as a tie break'),
         el('thead', {}, el('tr', {}, ['Comparison', 'Length signal', 'Hop to inspect', 'label'].map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {}, HOP_TABLE.map((e) => el('tr', { class: e === entry ? 'match' : null, 'aria-current': e === entry ? 'true' : null },
           el('td', {}, e === entry ? el('span', { class: 'icon', 'aria-hidden': 'true' }, '▶ ') : null, e.comparison),
-          el('td', {}, e.signal), el('td', {}, e.inspect), el('td', { class: 'id' }, e.hop))))),
+          el('td', {}, e.signal), el('td', {}, e.inspect), el('td', { class: 'id' }, e.hop)))))),
       el('div', { class: 'row' },
         el('span', {}, 'The row, as ', el('code', {}, 'toolslice hop'), ' writes it:'),
         el('button', { type: 'button', class: 'small', onclick: () => download('mutation_hop.jsonl', `${JSON.stringify(r)}\n`, 'application/x-ndjson') }, 'Download the row')),
