@@ -93,6 +93,9 @@ pub(crate) struct SpotStyle {
     pub after: usize,
     /// Prefix spots with `> ` and context with two spaces (terminal); else no mark (file).
     pub arrows: bool,
+    /// Also show the line after a spot when it is a source location (rustc's
+    /// `  --> src/main.rs:42:13`), whatever `after` says.
+    pub location_after: bool,
     /// For the marker, singular and plural: "error line(s) with context".
     pub what: [&'static str; 2],
     /// For the overflow line, singular and plural: "error line(s)".
@@ -144,7 +147,6 @@ pub(crate) fn build<'a>(
     let src = ctx.src;
     let n = units.len();
     let total: usize = units.iter().map(|u| u.cost).sum();
-    let fetch = |at: usize| ctx.fetch_call(at);
 
     if total <= limit {
         // Collapsing repeats alone made it fit.
@@ -156,11 +158,7 @@ pub(crate) fn build<'a>(
     }
     if n == 1 {
         let u = &units[0];
-        let note_cost = u.note.as_deref().map_or(0, |s| m.of(s));
-        let Some(cut) = limit
-            .checked_sub(note_cost)
-            .and_then(|room| cut_middle(src, u.keep[0], u.keep[1], room, m, &fetch))
-        else {
+        let Some((cut, _)) = cut_unit(ctx, u, limit) else {
             return marker_only(ctx, limit);
         };
         let mut out = Out::new(src);
@@ -268,7 +266,15 @@ pub(crate) fn build<'a>(
                 continue;
             }
             let lo = i.saturating_sub(style.before).max(h_end);
-            let hi = (i + style.after).min(t_start - 1);
+            let mut after = style.after;
+            if style.location_after
+                && after == 0
+                && i + 1 < t_start
+                && is_location(ctx, &units[i + 1])
+            {
+                after = 1;
+            }
+            let hi = (i + after).min(t_start - 1);
             let mut group: Vec<Entry> = Vec::new();
             for j in lo..=hi {
                 if shown[j - h_end] {
@@ -422,6 +428,12 @@ pub(crate) fn build<'a>(
         Built::new(out, marker.map(|m: String| m.trim_end().to_string()))
             .represent(shown_units.into_iter()),
     )
+}
+
+/// `  --> src/main.rs:42:13`: where a compiler error points.
+fn is_location(ctx: &Ctx, u: &Unit) -> bool {
+    let text = ctx.src[u.keep[0]..u.keep[1]].trim_start();
+    text.starts_with("--> ") && text.contains(':')
 }
 
 /// Writes a unit (whole or cut), a newline if its text lacks one, and its note.

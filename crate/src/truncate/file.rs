@@ -35,6 +35,7 @@ pub(crate) fn plan_whole(ctx: &Ctx) -> (Vec<Unit>, Shape) {
             spots: Some(SpotStyle {
                 before: 0,
                 after: 0,
+                location_after: false,
                 arrows: false,
                 what: ["definition line", "definition lines"],
                 more: ["definition line", "definition lines"],

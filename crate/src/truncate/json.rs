@@ -739,7 +739,12 @@ mod tests {
         assert!(l.len() < 200);
         for w in l.windows(2) {
             let (a, b) = (w[0], w[1]);
-            assert!(b.items <= a.items && b.keys <= a.keys && b.string <= a.string && b.depth <= a.depth);
+            assert!(
+                b.items <= a.items
+                    && b.keys <= a.keys
+                    && b.string <= a.string
+                    && b.depth <= a.depth
+            );
         }
         let last = l[l.len() - 1];
         assert_eq!((last.items, last.keys, last.depth), (0, 0, 0));

@@ -116,7 +116,9 @@ impl Spec {
             lines: l,
             place: self.place,
             span: self.span.map(|_| (l, l + 1)),
-            total_lines: l,
+            // One above the bound, so `Tail(l)` renders as a range ("lines l-(l+1)"), never
+            // as the shorter single line.
+            total_lines: l + 1,
             results: self.results.map(|_| (l, l)),
             kept: self
                 .kept

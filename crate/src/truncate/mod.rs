@@ -412,6 +412,18 @@ impl Coded for TruncateError {
     }
 }
 
+/// Whether a line (without its terminator) reports an error: the terminal pattern's
+/// matcher (seed 001's `ERROR_PATTERNS` plus real toolchains' markers).
+pub fn is_error_line(line: &str) -> bool {
+    matcher::is_error_line(line.as_bytes())
+}
+
+/// Whether a line starts a definition (function, class, struct, impl ...): the file
+/// pattern's matcher.
+pub fn is_definition_line(line: &str) -> bool {
+    matcher::is_definition_line(line)
+}
+
 /// Cuts `text` to `options.budget`; token budgets use the built-in [`estimate_tokens`].
 pub fn truncate(text: &str, options: &Options) -> Result<Truncation, TruncateError> {
     truncate_with(text, options, &EstimateTokens)
@@ -489,7 +501,11 @@ pub fn truncate_with(
                 if got <= limit {
                     break (built, got);
                 }
-                debug_assert!(false, "planned output of {got} exceeds {limit}");
+                debug_assert!(
+                    false,
+                    "planned output of {got} exceeds {limit}:\n{}",
+                    built.out.text
+                );
                 attempt += 1;
                 body = body.saturating_sub(got - limit);
                 if attempt > 4 || body == 0 {
@@ -519,6 +535,7 @@ fn fit_tokens<'a>(
     let mut lo = 0usize; // no byte plan below `lo` is worth building
     let mut hi = total; // no byte plan at or above `hi` fits
     let mut best: Option<(Built<'a>, usize)> = None;
+    let mut smallest: Option<usize> = None;
     let mut b = ((limit as f64 / full_tokens as f64) * total as f64) as usize;
     for _ in 0..48 {
         b = b.max(lo);
@@ -532,6 +549,7 @@ fn fit_tokens<'a>(
             }
             Ok(built) => {
                 let tokens = count(&built)?;
+                smallest = Some(smallest.map_or(tokens, |s| s.min(tokens)));
                 if tokens <= limit {
                     best = Some((built, tokens));
                     lo = b + 1;
@@ -553,16 +571,22 @@ fn fit_tokens<'a>(
     if let Some((built, tokens)) = best {
         return Ok((built, tokens));
     }
-    // Nothing planned fit: the marker alone, if the counter accepts it.
-    let only = marker_only(ctx, usize::MAX).expect("unbounded marker always plans");
-    let tokens = count(&only)?;
-    if tokens <= limit && !plan.is_json() {
-        return Ok((only, tokens));
-    }
+    // Nothing planned fit. Text: the marker alone, if the counter accepts it. JSON has no
+    // smaller valid form than its most squeezed emission, which was too large.
+    let needed = if plan.is_json() {
+        smallest.unwrap_or(limit + 1)
+    } else {
+        let only = marker_only(ctx, usize::MAX).expect("an unbounded marker always plans");
+        let tokens = count(&only)?;
+        if tokens <= limit {
+            return Ok((only, tokens));
+        }
+        tokens
+    };
     Err(TruncateError::BudgetTooSmall {
         unit: Unit::Tokens,
         limit,
-        needed: tokens,
+        needed: needed.max(limit + 1),
     })
 }
 

@@ -33,6 +33,7 @@ pub(crate) fn plan(ctx: &Ctx) -> (Vec<Unit>, Shape) {
             spots: Some(SpotStyle {
                 before: t.context_before,
                 after: t.context_after,
+                location_after: true,
                 arrows: with_context,
                 what: if with_context {
                     ["error line with context", "error lines with context"]
