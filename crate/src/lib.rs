@@ -17,9 +17,15 @@
 
 pub mod check;
 pub mod error;
+mod fxhash;
 pub mod lines;
 pub mod span;
 pub mod truncate;
 
+pub mod canonical;
+pub mod gate;
+pub mod hash;
+pub mod hop;
+
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;

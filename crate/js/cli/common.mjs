@@ -32,7 +32,10 @@ export function parse(args, { options = {}, allowPositionals = true, usage }) {
       strict: true,
     });
   } catch (err) {
-    throw new UsageError(`${err.message.split('\n')[0]}\n${usage}`);
+    // One line: the problem, and where to read the options.
+    const first = err.message.split('\n')[0].split('. To specify')[0].replace(/\.$/, '');
+    const command = usage.match(/^usage: (toolslice \S+)/)?.[1] ?? 'toolslice';
+    throw new UsageError(`${first} (see: ${command} --help)`);
   }
   if (parsed.values.help) {
     process.stdout.write(usage + '\n');

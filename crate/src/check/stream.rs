@@ -6,7 +6,7 @@
 
 use super::report::{CheckOptions, Report, ReportBuilder};
 use crate::lines::LineSplitter;
-use crate::span::parse_line;
+use crate::span::parse_view;
 
 /// A check in progress over seed-000 span JSONL.
 pub struct Checker {
@@ -73,10 +73,12 @@ fn check_line(builder: &mut ReportBuilder, line_no: u64, line: &[u8]) {
     } else {
         line
     };
-    if line.iter().all(u8::is_ascii_whitespace) {
+    // Only a line that starts with whitespace can be blank: no scan of ordinary lines.
+    if line.first().is_none_or(u8::is_ascii_whitespace) && line.iter().all(u8::is_ascii_whitespace)
+    {
         return builder.blank();
     }
-    match parse_line(line) {
+    match parse_view(line) {
         Ok(rec) => builder.record(line_no, rec),
         Err(e) => builder.invalid(line_no, e.0),
     }

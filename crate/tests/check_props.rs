@@ -1,0 +1,218 @@
+//! Property tests of the checker's invariants over generated inputs:
+//! every line is accounted for, any chunking gives the same report, no input panics.
+
+mod common;
+
+use common::Rng;
+use toolslice::check::{check_bytes, render, CheckOptions, Checker, Status};
+
+/// A random line: a well-formed record, a record with odd fields, blank, broken JSON,
+/// a non-object, invalid UTF-8, or a nameless record.
+fn random_line(rng: &mut Rng, i: usize) -> Vec<u8> {
+    match rng.below(12) {
+        0 => b"".to_vec(),
+        1 => b"   \t".to_vec(),
+        2 => b"{\"name\":\"x\",".to_vec(),
+        3 => b"[1,2,3]".to_vec(),
+        4 => b"{\"name\":\"bad\xff\xfe\",\"observed_bytes\":1}".to_vec(),
+        5 => format!("{{\"span_id\":\"s{i}\",\"observed_bytes\":5}}").into_bytes(),
+        6 => format!("{{\"name\":\"t\",\"observed_bytes\":-{i}}}").into_bytes(),
+        7 => {
+            let len = rng.below(30) as usize;
+            rng.bytes(len)
+        }
+        _ => {
+            let obs = rng.below(2000);
+            let inj = if rng.chance(1, 2) {
+                obs
+            } else {
+                rng.below(obs + 1)
+            };
+            let reason = rng.pick(&["none", "", "prompt_token_cap", "redaction", "weird"]);
+            let status = rng.pick(&["ok", "error", "running"]);
+            let parent = rng.below(5);
+            let (tool, h1, h2, v) = (rng.below(3), rng.below(3), rng.below(3), rng.below(2));
+            format!(
+                "{{\"span_id\":\"s{i}\",\"parent_id\":\"s{parent}\",\"name\":\"tool{}\",\"status\":\"{status}\",\"observed_bytes\":{obs},\"injected_bytes\":{inj},\"injected_tokens\":{},\"clip_reason\":\"{reason}\",\"sha256_observed\":\"{}\",\"sha256_injected\":\"{}\",\"prompt_builder_version\":\"v{}\",\"injected_preview\":\"caf\\u00e9 \u{1F600}\"}}",
+                tool,
+                inj / 4,
+                h1,
+                h2,
+                v
+            )
+            .into_bytes()
+        }
+    }
+}
+
+fn random_input(rng: &mut Rng) -> Vec<u8> {
+    let mut input = Vec::new();
+    if rng.chance(1, 10) {
+        input.extend_from_slice(b"\xEF\xBB\xBF");
+    }
+    let n = rng.below(40) as usize;
+    for i in 0..n {
+        input.extend(random_line(rng, i));
+        if i + 1 < n || rng.chance(1, 2) {
+            input.extend_from_slice(if rng.chance(1, 4) { b"\r\n" } else { b"\n" });
+        }
+    }
+    input
+}
+
+/// Lines as the checker counts them: split on `\n`, plus a last line without a newline.
+fn line_count(input: &[u8]) -> u64 {
+    let newlines = input.iter().filter(|&&b| b == b'\n').count() as u64;
+    newlines + u64::from(!input.is_empty() && *input.last().unwrap() != b'\n')
+}
+
+#[test]
+fn every_line_is_accounted_for() {
+    let mut rng = Rng::new(1);
+    for _ in 0..common::cases(2000) {
+        let input = random_input(&mut rng);
+        let r = check_bytes(&input, CheckOptions::default());
+        let c = &r.counts;
+        assert_eq!(
+            c.lines,
+            line_count(&input),
+            "input {:?}",
+            String::from_utf8_lossy(&input)
+        );
+        assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
+        assert_eq!(
+            c.total,
+            c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.ok
+        );
+        assert_eq!(r.rows.len() as u64, c.total);
+        assert_eq!(r.invalid.len() as u64, c.invalid);
+        assert_eq!(r.skipped.len() as u64, c.skipped);
+        let fails = c.silent_clip + c.incomplete + c.invalid > 0;
+        assert_eq!(r.exit_code, i32::from(fails));
+        // Rows come in priority order, then line order.
+        assert!(r
+            .rows
+            .windows(2)
+            .all(|w| (w[0].status, w[0].line) < (w[1].status, w[1].line)));
+        // Invalid entries name a line that exists.
+        assert!(r
+            .invalid
+            .iter()
+            .all(|e| e.line >= 1 && e.line <= c.lines && !e.error.is_empty()));
+    }
+}
+
+#[test]
+fn any_chunking_gives_the_same_report() {
+    let mut rng = Rng::new(2);
+    for _ in 0..common::cases(1000) {
+        let input = random_input(&mut rng);
+        let whole = check_bytes(&input, CheckOptions::default());
+        let mut checker = Checker::new(CheckOptions::default());
+        let mut rest = &input[..];
+        while !rest.is_empty() {
+            // Often 1-byte chunks, so splits land inside UTF-8 sequences and CRLF pairs.
+            let take = if rng.chance(1, 3) {
+                1
+            } else {
+                1 + rng.below(64) as usize
+            };
+            let take = take.min(rest.len());
+            checker.push(&rest[..take]);
+            rest = &rest[take..];
+        }
+        assert_eq!(checker.bytes_read(), input.len() as u64);
+        assert_eq!(checker.finish(), whole);
+    }
+}
+
+#[test]
+fn flagged_only_keeps_counts_and_drops_only_ok_rows() {
+    let mut rng = Rng::new(3);
+    for _ in 0..common::cases(500) {
+        let input = random_input(&mut rng);
+        let all = check_bytes(&input, CheckOptions::default());
+        let flagged = check_bytes(&input, CheckOptions { flagged_only: true });
+        assert_eq!(all.counts, flagged.counts);
+        assert_eq!(all.rollup, flagged.rollup);
+        assert_eq!(all.tools, flagged.tools);
+        let want: Vec<_> = all
+            .rows
+            .iter()
+            .filter(|r| r.status != Status::Ok || !r.warnings.is_empty())
+            .cloned()
+            .collect();
+        assert_eq!(flagged.rows, want);
+    }
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    let mut rng = Rng::new(4);
+    for _ in 0..common::cases(3000) {
+        let len = rng.below(300) as usize;
+        let mut bytes = rng.bytes(len);
+        // Sprinkle structure so some inputs get deep into the parser.
+        for b in bytes.iter_mut() {
+            if rng.chance(1, 4) {
+                *b = *rng.pick(b"{}\":,\n[1\\");
+            }
+        }
+        let r = check_bytes(&bytes, CheckOptions::default());
+        assert_eq!(r.counts.lines, line_count(&bytes));
+        let _ = (render::table(&r), render::json(&r), render::jsonl(&r));
+    }
+}
+
+#[test]
+fn rollup_names_fine_parents_of_failing_children() {
+    let input = br#"{"span_id":"agent","name":"delegate","observed_bytes":5,"injected_bytes":5,"injected_tokens":2}
+{"span_id":"child","parent_id":"agent","name":"sub_agent","observed_bytes":5,"injected_bytes":5,"injected_tokens":2}
+{"span_id":"read","parent_id":"child","name":"read_file","observed_bytes":900,"injected_bytes":100,"injected_tokens":30}
+{"span_id":"open","parent_id":"turn-9","name":"grep","status":"running","observed_bytes":1,"injected_bytes":1,"injected_tokens":1}
+{"span_id":"loop-a","parent_id":"loop-b","name":"x","observed_bytes":2,"injected_bytes":1,"injected_tokens":1}
+{"span_id":"loop-b","parent_id":"loop-a","name":"y","observed_bytes":1,"injected_bytes":1,"injected_tokens":1}
+"#;
+    let r = check_bytes(input, CheckOptions::default());
+    let ids: Vec<_> = r.rollup.iter().map(|e| e.span_id.as_str()).collect();
+    // Both ancestors of the silent clip; the absent turn of the open span; the cycle ends.
+    assert_eq!(ids, ["agent", "child", "loop-b", "turn-9"]);
+    assert_eq!(r.rollup[0].silent_clip, 1);
+    assert_eq!(r.rollup[0].flagged, ["read"]);
+    assert_eq!(r.rollup[0].own_status, Some(Status::Ok));
+    assert_eq!(r.rollup[3].own_status, None);
+    assert_eq!(r.rollup[3].incomplete, 1);
+}
+
+#[test]
+fn summaries_medians_rates() {
+    let input = br#"{"name":"read_file","observed_bytes":100,"injected_bytes":10,"injected_tokens":3,"prompt_builder_version":"cap-v3"}
+{"name":"read_file","observed_bytes":300,"injected_bytes":300,"injected_tokens":3,"prompt_builder_version":"cap-v3"}
+{"name":"read_file","observed_bytes":200,"injected_bytes":200,"injected_tokens":3,"prompt_builder_version":"cap-v2"}
+{"name":"ls","observed_bytes":7,"injected_bytes":7,"injected_tokens":3}
+"#;
+    let r = check_bytes(input, CheckOptions::default());
+    assert_eq!(r.silent_clips_per_100, 25.0);
+    let read = r.tools.iter().find(|t| t.name == "read_file").unwrap();
+    assert_eq!(
+        (
+            read.spans,
+            read.median_observed_bytes,
+            read.median_injected_bytes
+        ),
+        (3, Some(200.0), Some(200.0))
+    );
+    let v3 = r
+        .builders
+        .iter()
+        .find(|b| b.prompt_builder_version.as_deref() == Some("cap-v3"))
+        .unwrap();
+    assert_eq!(
+        (v3.spans, v3.silent_clip, v3.silent_clip_rate),
+        (2, 1, 50.0)
+    );
+    assert!(r
+        .builders
+        .iter()
+        .any(|b| b.prompt_builder_version.is_none() && b.spans == 1));
+}

@@ -1,0 +1,177 @@
+//! Differential tests against the seed's own `clip_check.py` (run when python3 and
+//! `shared/reference` are present; skipped with a notice otherwise).
+//!
+//! For every well-formed record whose status is ok, error or absent, our status and detail
+//! must equal the seed's `classify`; and on clean inputs our table and exit code must equal
+//! what `clip_check.py` prints.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use common::Rng;
+use toolslice::check::{check_bytes, classify, render, CheckOptions};
+use toolslice::span::parse_str;
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+/// A well-formed record. Lengths are small so ratio ties (0.125, 0.375 ...) come up often.
+fn random_record(rng: &mut Rng, i: usize, for_table: bool) -> String {
+    let mut fields: Vec<String> = Vec::new();
+    let id = match rng.below(4) {
+        0 if !for_table => "null".to_string(),
+        1 => format!("{}", i),
+        _ => json_str(&format!("tool-{i}")),
+    };
+    if !for_table || rng.chance(9, 10) {
+        fields.push(format!("\"span_id\":{id}"));
+    }
+    let name = rng.pick(&[
+        "read_file",
+        "grep",
+        "shell",
+        "caf\u{e9}",
+        "\u{5de5}\u{5177}",
+        "x",
+    ]);
+    fields.push(format!("\"name\":{}", json_str(name)));
+    if let Some(status) = rng.pick(&[None, Some("ok"), Some("error"), Some("OK")]) {
+        fields.push(format!("\"status\":\"{status}\""));
+    }
+    let scale = *rng.pick(&[8u64, 16, 40, 1000, 96412]);
+    let obs = rng.below(scale + 1);
+    let inj = match rng.below(4) {
+        0 => obs,
+        1 => obs + rng.below(5),
+        _ => rng.below(obs + 1),
+    };
+    for (key, value) in [
+        ("observed_bytes", obs),
+        ("injected_bytes", inj),
+        ("injected_tokens", inj / 4),
+    ] {
+        match rng.below(12) {
+            0 => {}
+            1 => fields.push(format!("\"{key}\":null")),
+            _ => fields.push(format!("\"{key}\":{value}")),
+        }
+    }
+    match rng.below(8) {
+        0 => {}
+        1 => fields.push("\"clip_reason\":null".into()),
+        2 => fields.push("\"clip_reason\":\"\"".into()),
+        3 => fields.push("\"clip_reason\":\"none\"".into()),
+        4 => fields.push("\"clip_reason\":\"not_in_enum\"".into()),
+        _ => {
+            let r = rng.pick(&[
+                "prompt_token_cap",
+                "tool_result_char_limit",
+                "provider_context_window",
+                "redaction",
+                "binary_omitted",
+            ]);
+            fields.push(format!("\"clip_reason\":\"{r}\""));
+        }
+    }
+    for key in ["sha256_observed", "sha256_injected"] {
+        match rng.below(6) {
+            0 => {}
+            1 => fields.push(format!("\"{key}\":\"\"")),
+            2 => fields.push(format!("\"{key}\":null")),
+            3 => fields.push(format!("\"{key}\":\"cd34\"")),
+            _ => fields.push(format!("\"{key}\":\"ab12\"")),
+        }
+    }
+    if rng.chance(1, 2) {
+        fields.push(
+            "\"injected_preview\":\"app:\\n  name: billing\\n\",\"extra\":{\"k\":[1,2]}".into(),
+        );
+    }
+    // Field order must not matter.
+    for j in (1..fields.len()).rev() {
+        let k = rng.below(j as u64 + 1) as usize;
+        fields.swap(j, k);
+    }
+    format!("{{{}}}", fields.join(","))
+}
+
+fn python(args: &[&str], stdin: &[u8]) -> (String, i32) {
+    let mut child = Command::new("python3")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("python3 runs");
+    // Write from a thread: python answers while we are still writing, and both pipes fill.
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || pipe.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn classify_equals_the_seed_on_generated_records() {
+    let Some(dir) = common::reference_dir() else {
+        eprintln!("skipped: python3 or shared/reference not found");
+        return;
+    };
+    let mut rng = Rng::new(42);
+    let n = common::cases(20_000);
+    let lines: Vec<String> = (0..n).map(|i| random_record(&mut rng, i, false)).collect();
+    let driver = format!(
+        "import json, sys\nsys.path.insert(0, {:?})\nfrom clip_check import classify\n\
+         for line in sys.stdin:\n    s, d = classify(json.loads(line))\n    print(json.dumps([s, [str(x) for x in d]]))\n",
+        dir.to_str().unwrap()
+    );
+    let (out, code) = python(&["-c", &driver], lines.join("\n").as_bytes());
+    assert_eq!(code, 0);
+    let theirs: Vec<(String, Vec<String>)> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(theirs.len(), n);
+    for (line, (status, detail)) in lines.iter().zip(theirs) {
+        let ours = classify(&parse_str(line).unwrap().view());
+        assert_eq!(ours.status.as_str(), status, "{line}");
+        assert_eq!(ours.detail, detail, "{line}");
+    }
+}
+
+#[test]
+fn table_and_exit_code_equal_the_seed_on_clean_runs() {
+    let Some(dir) = common::reference_dir() else {
+        eprintln!("skipped: python3 or shared/reference not found");
+        return;
+    };
+    let script = dir.join("clip_check.py");
+    let mut rng = Rng::new(7);
+    for run in 0..common::cases(60) {
+        let n = rng.below(50) as usize;
+        let mut input = String::new();
+        for i in 0..n {
+            // Keep clean runs clean: the seed crashes on unknown reasons in its table join.
+            let mut rec = random_record(&mut rng, i, true);
+            while rec.contains("not_in_enum") {
+                rec = random_record(&mut rng, i, true);
+            }
+            input.push_str(&rec);
+            input.push('\n');
+            if rng.chance(1, 10) {
+                input.push('\n');
+            }
+        }
+        let (theirs, code) = python(&[script.to_str().unwrap()], input.as_bytes());
+        let report = check_bytes(input.as_bytes(), CheckOptions::default());
+        assert_eq!(render::table(&report), theirs, "run {run}:\n{input}");
+        assert_eq!(report.exit_code, code, "run {run}");
+    }
+}

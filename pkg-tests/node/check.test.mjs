@@ -1,0 +1,42 @@
+// The package through `import`, as an ES module user loads it; streaming from a file.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { createReadStream, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as toolslice from 'toolslice';
+
+const fixture = (name) => new URL(`../fixtures/${name}`, import.meta.url);
+
+test('import resolves to the node entry', () => {
+  assert.match(import.meta.resolve('toolslice'), /node\.mjs$/);
+});
+
+test('a file streamed in tiny chunks gives the one-shot report', async () => {
+  const whole = toolslice.checkSpans(readFileSync(fixture('clipped.jsonl'))).json();
+  const checker = new toolslice.Checker();
+  for await (const chunk of createReadStream(fixture('clipped.jsonl'), { highWaterMark: 7 })) {
+    checker.push(chunk);
+  }
+  assert.equal(checker.finish().json(), whole);
+});
+
+test('the table is the seed table', () => {
+  const table = toolslice.checkSpans(readFileSync(fixture('clipped.jsonl'))).table();
+  const lines = table.split('\n');
+  assert.equal(lines[0], 'status           span         tool                  obs      inj detail');
+  assert.equal(lines[1], 'silent_clip      tool-14      read_file           96412    12040 ratio=0.88');
+  assert.ok(lines.includes('# silent_clip=1 incomplete=1 total=4'));
+});
+
+test('errors are Error objects with a stable code', () => {
+  const checker = new toolslice.Checker();
+  checker.finish();
+  assert.throws(() => checker.finish(), (err) => err instanceof Error && err.code === 'checker_finished');
+  assert.throws(() => toolslice.checkSpans(42), (err) => err instanceof Error && err.code === 'invalid_argument');
+});
+
+test('ESM and CJS builds agree', () => {
+  const cjs = createRequire(import.meta.url)('toolslice');
+  const input = readFileSync(fixture('malformed.jsonl'));
+  assert.equal(cjs.checkSpans(input).json(), toolslice.checkSpans(input).json());
+});
