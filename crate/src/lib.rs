@@ -9,11 +9,6 @@
 //! The crate is a pure Rust core; `wasm` (compiled for `wasm32` only) is the one thin module
 //! that exposes it to JavaScript. Every front end (the CLI, the static page, Node, Deno and
 //! edge workers) calls the same functions.
-//!
-//! - [`truncate`]: cut a tool result to a hard budget (bytes, chars, UTF-16 units or tokens)
-//!   by the information geography of its kind (head, tail, head+tail, terminal with error
-//!   lines, search results, file reads, JSON), with exact markers and the exit code beside
-//!   the text, never inside it.
 
 pub mod check;
 pub mod error;

@@ -440,6 +440,24 @@ fn check(seed: u64, input: &str, o: &Options) {
         );
     }
 
+    // The same map in UTF-16 offsets slices UTF-16 strings (what JavaScript gets).
+    let u = t.clone().into_utf16_offsets(input);
+    let (src16, out16): (Vec<u16>, Vec<u16>) = (
+        input.encode_utf16().collect(),
+        t.text.encode_utf16().collect(),
+    );
+    for s in &u.segments {
+        if let Some([a, b]) = s.source {
+            assert_eq!(
+                &out16[s.output[0]..s.output[1]],
+                &src16[a..b],
+                "utf16 offsets: {}",
+                ctx()
+            );
+        }
+    }
+    assert_eq!(u.segments.last().map_or(0, |s| s.output[1]), out16.len());
+
     // Exact counts, recomputed from the kept ranges.
     assert_eq!(t.full_bytes, input.len());
     assert_eq!(t.omitted_bytes, input.len() - merged, "{}", ctx());

@@ -329,6 +329,17 @@ pub struct ErrorLines {
     pub dropped: usize,
 }
 
+/// What the offsets in [`Truncation::kept`] and [`Truncation::segments`] count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Offsets {
+    /// UTF-8 bytes (Rust string indices): what [`truncate`] returns.
+    #[default]
+    Utf8,
+    /// UTF-16 code units (JavaScript string indices): see [`Truncation::into_utf16_offsets`].
+    Utf16,
+}
+
 /// A truncated (or unchanged) tool result, with exact accounting of what was cut.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Truncation {
@@ -353,10 +364,13 @@ pub struct Truncation {
     pub omitted_lines: usize,
     /// Input lines of which only part was kept (cut in their middle, or redraws collapsed).
     pub partial_lines: usize,
-    /// Byte ranges of the input copied into `text`, sorted and disjoint.
+    /// Ranges of the input copied into `text`, sorted and disjoint (in `offsets` units).
     pub kept: Vec<[usize; 2]>,
-    /// The output, stretch by stretch, mapped back to the input.
+    /// The output, stretch by stretch, mapped back to the input (in `offsets` units).
     pub segments: Vec<Segment>,
+    /// The unit of `kept` and `segments` offsets; every count (`omitted_bytes` ...) and
+    /// `next_offset` are bytes regardless.
+    pub offsets: Offsets,
     /// The main marker, when one was written (for the envelope and the span record).
     pub marker: Option<String>,
     /// Offset of the first omitted byte in the stored result (fetch offset + position).
@@ -422,6 +436,75 @@ pub fn is_error_line(line: &str) -> bool {
 /// pattern's matcher.
 pub fn is_definition_line(line: &str) -> bool {
     matcher::is_definition_line(line)
+}
+
+impl Truncation {
+    /// The same result with `kept` and `segments` in UTF-16 code units, so that JavaScript
+    /// can slice its strings with them (`input` is the text that was truncated).
+    pub fn into_utf16_offsets(mut self, input: &str) -> Truncation {
+        if self.offsets == Offsets::Utf16 {
+            return self;
+        }
+        let src_at: Vec<usize> = self
+            .kept
+            .iter()
+            .flatten()
+            .chain(
+                self.segments
+                    .iter()
+                    .filter_map(|s| s.source.as_ref())
+                    .flatten(),
+            )
+            .copied()
+            .collect();
+        let out_at: Vec<usize> = self.segments.iter().flat_map(|s| s.output).collect();
+        let src = Utf16Map::new(input, src_at);
+        let out = Utf16Map::new(&self.text, out_at);
+        for r in &mut self.kept {
+            *r = [src.get(r[0]), src.get(r[1])];
+        }
+        for s in &mut self.segments {
+            s.output = [out.get(s.output[0]), out.get(s.output[1])];
+            if let Some(r) = &mut s.source {
+                *r = [src.get(r[0]), src.get(r[1])];
+            }
+        }
+        self.offsets = Offsets::Utf16;
+        self
+    }
+}
+
+/// Byte offset → UTF-16 offset for a known set of byte offsets, in one pass over the text.
+struct Utf16Map(Vec<(usize, usize)>);
+
+impl Utf16Map {
+    fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
+        at.sort_unstable();
+        at.dedup();
+        let mut map = Vec::with_capacity(at.len());
+        let mut units = 0;
+        let mut next = at.iter().peekable();
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), '\0')))
+        {
+            while let Some(&&b) = next.peek() {
+                if b > i {
+                    break;
+                }
+                map.push((b, units));
+                next.next();
+            }
+            units += c.len_utf16();
+        }
+        Utf16Map(map)
+    }
+
+    fn get(&self, byte: usize) -> usize {
+        self.0
+            .binary_search_by_key(&byte, |p| p.0)
+            .map_or(0, |i| self.0[i].1)
+    }
 }
 
 /// Cuts `text` to `options.budget`; token budgets use the built-in [`estimate_tokens`].
@@ -813,6 +896,7 @@ fn finish(
         partial_lines,
         kept,
         segments,
+        offsets: Offsets::Utf8,
         marker: built.marker,
         next_offset,
         error_lines,
