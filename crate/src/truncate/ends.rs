@@ -259,8 +259,8 @@ pub(crate) fn build<'a>(
             }
             if shown[i - h_end] {
                 // Already shown as the context after an earlier spot: mark it as a spot.
-                if let Some(e) = block.iter_mut().rev().find(|e| e.unit == i) {
-                    e.spot = true;
+                if let Ok(p) = block.binary_search_by_key(&i, |e| e.unit) {
+                    block[p].spot = true;
                 }
                 i += 1;
                 continue;
@@ -306,10 +306,16 @@ pub(crate) fn build<'a>(
         }
     }
 
+    debug_assert!(
+        block.windows(2).all(|w| w[0].unit < w[1].unit),
+        "block in unit order"
+    );
+
     // Leftover budget: grow the tail, then the head; a line they absorb leaves the block
     // (refunding its block cost), so no line is ever shown twice.
     let absorb = |idx: usize, left: &mut usize, block: &mut Vec<Entry>| -> bool {
-        let pos = block.iter().position(|e| e.unit == idx);
+        // The block is in unit order (spots are visited in order, each group ascending).
+        let pos = block.binary_search_by_key(&idx, |e| e.unit).ok();
         let refund = pos.map_or(0, |p| block[p].cost);
         if units[idx].cost > *left + refund {
             return false;
@@ -402,7 +408,7 @@ pub(crate) fn build<'a>(
                 shown_units.push(u);
             }
             let hidden: Vec<usize> = (h_end..t_start)
-                .filter(|&i| units[i].spot && !block.iter().any(|e| e.unit == i))
+                .filter(|&i| units[i].spot && block.binary_search_by_key(&i, |e| e.unit).is_err())
                 .collect();
             if let Some(&first_hidden) = hidden.first() {
                 out.newline_if_needed();

@@ -566,7 +566,7 @@ pub fn truncate_with(
     };
 
     let (built, out_size) = match unit {
-        Unit::Tokens => fit_tokens(&ctx, &plan, &header, limit, &size)?,
+        Unit::Tokens => fit_tokens(&ctx, &plan, &header, limit, full_size, &size)?,
         _ => {
             let m = ctx.m;
             let header_size = m.of(&header);
@@ -604,26 +604,31 @@ pub fn truncate_with(
 
 /// Token budgets: plan in bytes, count each candidate with the caller's counter, and keep
 /// the largest byte plan whose output fits. Counters are arbitrary (not additive, not even
-/// monotone), so only measured candidates are ever returned.
+/// monotone), so only measured candidates are ever returned. Steps are proportional to the
+/// last measurement (tokens scale roughly with bytes) and fall back to bisection, so a
+/// slow tokenizer counts a handful of budget-sized candidates, never the text again.
 fn fit_tokens<'a>(
     ctx: &Ctx<'a>,
     plan: &Plan<'a>,
     header: &str,
     limit: usize,
+    full_tokens: usize,
     size: &dyn Fn(&str) -> Result<usize, TruncateError>,
 ) -> Result<(Built<'a>, usize), TruncateError> {
     let total = ctx.src.len();
     let count = |b: &Built| size(&format!("{header}{}", b.out.text));
-    let full_tokens = size(&format!("{header}{}", ctx.src))?.max(1);
     let mut lo = 0usize; // no byte plan below `lo` is worth building
     let mut hi = total; // no byte plan at or above `hi` fits
     let mut best: Option<(Built<'a>, usize)> = None;
     let mut smallest: Option<usize> = None;
-    let mut b = ((limit as f64 / full_tokens as f64) * total as f64) as usize;
+    let mut b = ((limit as f64 / full_tokens.max(1) as f64) * total as f64) as usize;
     for _ in 0..48 {
         b = b.max(lo);
         if b >= hi {
-            break;
+            b = lo + (hi.saturating_sub(lo)) / 2;
+            if b >= hi {
+                break;
+            }
         }
         match plan.build(ctx, b) {
             Err(need) => {
@@ -633,21 +638,34 @@ fn fit_tokens<'a>(
             Ok(built) => {
                 let tokens = count(&built)?;
                 smallest = Some(smallest.map_or(tokens, |s| s.min(tokens)));
-                if tokens <= limit {
+                let fits = tokens <= limit;
+                if fits {
                     best = Some((built, tokens));
                     lo = b + 1;
                 } else {
                     hi = b;
                 }
-                b = if best.is_none() {
-                    // Still looking for a first fit: shrink in proportion.
-                    (b as f64 * limit as f64 / tokens.max(1) as f64 * 0.95) as usize
+                // Close enough: within 3% of the limit, or a byte interval under 0.4%.
+                let near = best.as_ref().is_some_and(|(_, t)| *t * 100 >= limit * 97);
+                if lo >= hi || near || (best.is_some() && hi - lo <= (hi / 256).max(1)) {
+                    break;
+                }
+                // Aim at the limit in proportion to this measurement (with a 2% margin when
+                // shrinking). When that leaves the open interval: gallop up from the last fit
+                // while no failure above it was measured, else bisect.
+                let ratio = limit as f64 / tokens.max(1) as f64;
+                let aim = (b as f64 * if fits { ratio } else { ratio * 0.98 }) as usize;
+                b = if aim > lo && aim < hi {
+                    aim
+                } else if hi == total {
+                    (lo + (lo / 8).max(16)).min(hi - 1)
                 } else {
-                    lo + (hi.saturating_sub(lo)) / 2
+                    lo + (hi - lo) / 2
                 };
+                continue;
             }
         }
-        if lo >= hi || (best.is_some() && hi - lo <= (hi / 256).max(1)) {
+        if lo >= hi {
             break;
         }
     }

@@ -332,8 +332,8 @@ fn options(value: Option<JsTruncateOptions>) -> Result<Options, JsValue> {
 #[wasm_bindgen(js_name = truncate)]
 pub fn truncate_js(
     input: &JsInput,
-    options_: Option<JsTruncateOptions>,
-    count_tokens: Option<JsTokenCounter>,
+    #[wasm_bindgen(js_name = options)] options_: Option<JsTruncateOptions>,
+    #[wasm_bindgen(js_name = countTokens)] count_tokens: Option<JsTokenCounter>,
 ) -> Result<JsTruncation, JsValue> {
     let text = match input.as_string() {
         Some(s) => s,
