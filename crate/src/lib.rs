@@ -15,6 +15,7 @@ pub mod error;
 mod fxhash;
 pub mod lines;
 pub mod span;
+pub mod truncate;
 
 pub mod canonical;
 pub mod gate;
