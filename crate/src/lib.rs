@@ -12,6 +12,7 @@
 
 pub mod check;
 pub mod error;
+pub mod formats;
 pub mod lines;
 pub mod span;
 

@@ -23,7 +23,7 @@ mod stream;
 
 pub use classify::{classify, clip_ratio, Status, Verdict};
 pub use report::{
-    BuilderStats, CheckOptions, Counts, Invalid, Report, ReportBuilder, Rollup, Row, Skipped,
-    ToolStats,
+    BuilderStats, CheckOptions, Counts, Invalid, Join, Provenance, ReadAs, Report, ReportBuilder,
+    Rollup, Row, Skipped, ToolStats,
 };
 pub use stream::{check_bytes, Checker};

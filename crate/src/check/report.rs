@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::classify::{classify, clip_ratio, Status};
+use crate::formats::{FormatOption, Layout};
 use crate::span::SpanRecord;
 
 /// One classified tool span.
@@ -35,6 +36,53 @@ pub struct Row {
     pub model_context_limit_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// How the tool result was matched with what a later model call received (trace formats
+    /// only; absent for seed-000 span JSONL, whose records carry both sides already).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<Join>,
+    /// Why a length is missing, where a declared clip was found, and the like (trace formats
+    /// only). Notes explain the status; they do not change it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// `injected_tokens` is an estimate (bytes / 4, rounded up), not a count an API reported:
+    /// trace formats record tokens per model call, never per tool message.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub injected_tokens_estimated: bool,
+}
+
+/// How a tool result was matched with the input of a later model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Join {
+    /// The tool span's call id equals the id on a tool message of a later model call.
+    ToolCallId,
+    /// No usable ids: the k-th tool call before a model call was paired with the k-th tool
+    /// message after that call's last assistant message (same tool name when both say one).
+    Order,
+    /// Nothing to pair with: see the row's notes for why.
+    Unmatched,
+}
+
+impl Join {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Join::ToolCallId => "tool_call_id",
+            Join::Order => "order",
+            Join::Unmatched => "unmatched",
+        }
+    }
+}
+
+/// What a trace-format reader knows about a record beyond the seed's fields; stored on the
+/// row as is. The default (all empty) is what a seed-000 span line gets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provenance {
+    pub join: Option<Join>,
+    pub notes: Vec<String>,
+    /// Warnings of the reader (a length equal to an SDK attribute limit ...), added to the
+    /// classifier's.
+    pub warnings: Vec<String>,
+    pub injected_tokens_estimated: bool,
 }
 
 /// A line that could not be read as a span record.
@@ -116,8 +164,9 @@ pub struct BuilderStats {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rollup {
     pub span_id: String,
-    /// The parent's own status, or `None` when the parent has no record in this input
-    /// (a turn or agent span that the exporter did not write as a tool span).
+    /// The parent's own status, or `None` when the parent is not a tool span: absent from
+    /// this input (a turn or agent span that the exporter did not write as a tool span), or
+    /// present as an agent, turn or model-call span of a trace format (then `line` is set).
     pub own_status: Option<Status>,
     pub line: Option<u64>,
     pub name: Option<String>,
@@ -134,13 +183,29 @@ pub struct CheckOptions {
     /// Keep only rows that are not `ok` (plus rows with warnings); all counts and
     /// summaries still cover every span. For runs too large to list.
     pub flagged_only: bool,
+    /// Which reader to use: `auto` (the default) detects it from the first non-blank line.
+    pub format: FormatOption,
+}
+
+/// How a trace-format input was laid out and which conventions its spans followed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadAs {
+    /// `lines` (one JSON value per line, read as it streams in) or `document` (one JSON
+    /// document, read whole).
+    pub layout: Layout,
+    /// The semantic conventions found on spans (`gen_ai`, `openinference`), in that order.
+    pub conventions: Vec<String>,
 }
 
 /// The checked run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// Which reader understood the input (`spans` is seed 000's JSONL).
+    /// Which reader understood the input (`spans` is seed 000's JSONL; see
+    /// [`crate::formats::Format`]), or `unknown` when none did.
     pub format: String,
+    /// Layout and conventions of a trace-format input; absent for seed-000 span JSONL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_as: Option<ReadAs>,
     /// Rows in priority order (worst first), then by line.
     pub rows: Vec<Row>,
     pub counts: Counts,
@@ -170,14 +235,17 @@ struct ToolAcc {
 pub struct ReportBuilder {
     options: CheckOptions,
     format: String,
+    read_as: Option<ReadAs>,
     rows: Vec<Row>,
     counts: Counts,
     invalid: Vec<Invalid>,
     skipped: Vec<Skipped>,
     tools: BTreeMap<String, ToolAcc>,
     builders: BTreeMap<Option<String>, (u64, u64)>,
-    /// span_id -> (parent_id, status, line, name) of the first span with that id.
-    graph: HashMap<String, (Option<String>, Status, u64, String)>,
+    /// span_id -> (parent_id, status, line, name) of the first span with that id. Spans that
+    /// are not tool spans (agents, turns, model calls of a trace format) have no status; they
+    /// are here so the rollup can walk through them.
+    graph: HashMap<String, (Option<String>, Option<Status>, u64, String)>,
     /// (label, parent_id, status) of every span that fails the run and has a parent.
     flagged_children: Vec<(String, String, Status)>,
 }
@@ -193,6 +261,36 @@ impl ReportBuilder {
 
     pub fn counts(&self) -> &Counts {
         &self.counts
+    }
+
+    /// Names the reader once it is known (detection happens after the builder is made).
+    pub fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
+        self.format = format.to_string();
+        self.read_as = read_as;
+    }
+
+    /// A span of a trace format that is not a tool call (an agent, a turn, a model call):
+    /// counted as skipped with its reason, and kept in the span graph so the rollup walks
+    /// through it from a failing tool span to every ancestor.
+    pub fn context_span(
+        &mut self,
+        line: u64,
+        span_id: Option<String>,
+        parent_id: Option<String>,
+        name: Option<String>,
+        reason: String,
+    ) {
+        if let Some(id) = &span_id {
+            self.graph.entry(id.clone()).or_insert_with(|| {
+                (
+                    parent_id.filter(|p| !p.is_empty()),
+                    None,
+                    line,
+                    name.unwrap_or_default(),
+                )
+            });
+        }
+        self.skipped(line, span_id, reason);
     }
 
     pub fn blank(&mut self) {
@@ -218,13 +316,20 @@ impl ReportBuilder {
 
     /// Adds one record read from `line`: a row, or a skip when it names no tool.
     pub fn record(&mut self, line: u64, rec: SpanRecord) {
+        self.record_with(line, rec, Provenance::default())
+    }
+
+    /// [`record`](Self::record) for a record a trace-format reader built, with what it knows
+    /// beyond the seed's fields.
+    pub fn record_with(&mut self, line: u64, rec: SpanRecord, provenance: Provenance) {
         let name = match rec.name {
             Some(ref n) if !n.is_empty() => n.clone(),
             Some(_) => return self.skipped(line, rec.span_id, "name is empty".into()),
             None => return self.skipped(line, rec.span_id, "record has no name".into()),
         };
         self.counts.lines += 1;
-        let verdict = classify(&rec);
+        let mut verdict = classify(&rec);
+        verdict.warnings.extend(provenance.warnings);
         self.counts.bump(verdict.status);
         if !verdict.warnings.is_empty() {
             self.counts.warned += 1;
@@ -246,9 +351,14 @@ impl ReportBuilder {
         builder.1 += u64::from(verdict.status == Status::SilentClip);
 
         if let Some(id) = &rec.span_id {
-            self.graph
-                .entry(id.clone())
-                .or_insert_with(|| (rec.parent_id.clone(), verdict.status, line, name.clone()));
+            self.graph.entry(id.clone()).or_insert_with(|| {
+                (
+                    rec.parent_id.clone(),
+                    Some(verdict.status),
+                    line,
+                    name.clone(),
+                )
+            });
         }
         if verdict.status.fails_run() {
             if let Some(parent) = &rec.parent_id {
@@ -287,6 +397,9 @@ impl ReportBuilder {
                 prompt_builder_version: rec.prompt_builder_version,
                 model_context_limit_tokens: rec.model_context_limit_tokens,
                 warnings: verdict.warnings,
+                join: provenance.join,
+                notes: provenance.notes,
+                injected_tokens_estimated: provenance.injected_tokens_estimated,
             });
         }
     }
@@ -324,6 +437,7 @@ impl ReportBuilder {
         let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
         Report {
             format: self.format,
+            read_as: self.read_as,
             rows: self.rows,
             invalid: self.invalid,
             skipped: self.skipped,
@@ -350,7 +464,7 @@ impl ReportBuilder {
                 }
                 seen.push(id);
                 let node = self.graph.get(id);
-                let own = node.map(|n| n.1);
+                let own = node.and_then(|n| n.1);
                 if !own.is_some_and(Status::fails_run) {
                     let entry = entries.entry(id).or_insert_with(|| Rollup {
                         span_id: id.to_string(),
