@@ -131,7 +131,13 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
         match later.first() {
             None => outcomes[t] = Some((Outcome::NoLaterCall, Join::Unmatched)),
             Some(&m) if models[m].input.is_err() => {
-                outcomes[t] = Some((Outcome::NotCaptured { model: m }, Join::Order));
+                // Ids would have been the key had the input been captured.
+                let key = if tool.call_id.is_some() {
+                    Join::ToolCallId
+                } else {
+                    Join::Order
+                };
+                outcomes[t] = Some((Outcome::NotCaptured { model: m }, key));
             }
             Some(&m) => by_next.entry(m).or_default().push(t),
         }

@@ -175,7 +175,7 @@ fn read_item<S: Sink>(
                 id,
                 parent,
                 name,
-                "model call (GENERATION): its input was read for the join".into(),
+                "model call (GENERATION): read for the join".into(),
             );
             collector.models.push(ModelCall { at, input });
         }

@@ -55,6 +55,7 @@
 //! ```
 
 mod content;
+mod convert;
 mod detect;
 mod genai;
 mod join;
@@ -64,6 +65,7 @@ mod model;
 mod openai_agents;
 mod openinference;
 mod otlp;
+mod reader;
 mod semconv;
 
 use std::fmt;
@@ -71,12 +73,13 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::check::{Invalid, Provenance, ReadAs, ReportBuilder, Skipped};
+use crate::check::{Provenance, ReadAs, ReportBuilder};
 use crate::error::Coded;
-use crate::lines::LineSplitter;
-use crate::span::{parse_line, SpanRecord};
-use detect::FirstLine;
+use crate::span::SpanRecord;
 use model::{ModelCall, SpanRef, Times, ToolCall};
+
+pub use convert::{convert_to_spans, Conversion};
+pub(crate) use reader::Reader;
 
 /// A reader of one input format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -288,7 +291,7 @@ impl Collector {
     }
 
     /// Joins and hands every tool call to the sink, in read order.
-    fn finish<S: Sink>(self, sink: &mut S) -> Vec<String> {
+    pub fn finish<S: Sink>(self, sink: &mut S) -> Vec<String> {
         for row in join::join(&self.tools, &self.models) {
             sink.row(row.entry, row.record, row.provenance);
         }
@@ -308,13 +311,13 @@ pub(crate) struct Entries {
 }
 
 impl Entries {
-    fn line(line: u64) -> Entries {
+    pub fn line(line: u64) -> Entries {
         Entries {
             line: Some(line),
             last: 0,
         }
     }
-    fn document() -> Entries {
+    pub fn document() -> Entries {
         Entries {
             line: None,
             last: 0,
@@ -348,430 +351,6 @@ pub(crate) fn describe(value: &Value) -> String {
     }
 }
 
-/// What was expected of an input no reader understood.
-const EXPECTED: &str = "expected seed-000 span JSONL (one {\"name\", \"observed_bytes\", \
-    \"injected_bytes\", ...} object per line), OTLP JSON ({\"resourceSpans\": [...]}, one \
-    document or one export request per line), Langfuse observations ({\"type\": \"TOOL\", \
-    \"traceId\": ...} items, JSON or JSONL), or OpenAI Agents SDK trace items \
-    ({\"object\": \"trace.span\", \"span_data\": {...}})";
-
-fn read_value<S: Sink>(
-    format: Format,
-    value: &Value,
-    entries: &mut Entries,
-    collector: &mut Collector,
-    sink: &mut S,
-) -> Result<(), String> {
-    match format {
-        Format::Otlp => match value {
-            // Some tools write several requests as one array.
-            Value::Array(list) if list.iter().all(Value::is_object) && !list.is_empty() => {
-                for request in list {
-                    otlp::read_request(request, entries, collector, sink)?;
-                }
-                Ok(())
-            }
-            _ => otlp::read_request(value, entries, collector, sink),
-        },
-        Format::Langfuse => langfuse::read_value(value, entries, collector, sink),
-        Format::OpenaiAgents => openai_agents::read_value(value, entries, collector, sink),
-        Format::Spans => Err("seed-000 spans are read line by line".into()),
-    }
-}
-
-/// The state of a [`Reader`].
-enum State {
-    /// Waiting for the first non-blank line to choose the reader.
-    Start {
-        head: Vec<u8>,
-        line_start: usize,
-        searched: usize,
-    },
-    /// Seed-000 span JSONL: the fast path, one record per line.
-    Spans { lines: LineSplitter },
-    /// One JSON value of a trace format per line.
-    Lines {
-        lines: LineSplitter,
-        format: Format,
-        collector: Collector,
-    },
-    /// One JSON document, buffered.
-    Document { buf: Vec<u8> },
-}
-
-/// The streaming reader behind [`crate::check::Checker`] and [`convert_to_spans`]: bytes in,
-/// in chunks split anywhere; records, skips and invalid entries out to a [`Sink`].
-pub(crate) struct Reader {
-    option: FormatOption,
-    state: State,
-    line_no: u64,
-}
-
-impl Reader {
-    pub fn new(option: FormatOption) -> Reader {
-        let state = match option {
-            FormatOption::Spans => State::Spans {
-                lines: LineSplitter::new(),
-            },
-            _ => State::Start {
-                head: Vec::new(),
-                line_start: 0,
-                searched: 0,
-            },
-        };
-        Reader {
-            option,
-            state,
-            line_no: 0,
-        }
-    }
-
-    /// Complete lines read so far (0 while a document is being buffered).
-    pub fn lines_read(&self) -> u64 {
-        self.line_no
-    }
-
-    pub fn push<S: Sink>(&mut self, chunk: &[u8], sink: &mut S) {
-        let Reader { state, line_no, .. } = self;
-        let decision = match state {
-            State::Spans { lines } => {
-                lines.push(chunk, |line| {
-                    *line_no += 1;
-                    span_line(sink, *line_no, line);
-                });
-                return;
-            }
-            State::Lines {
-                lines,
-                format,
-                collector,
-            } => {
-                lines.push(chunk, |line| {
-                    *line_no += 1;
-                    json_line(*format, *line_no, line, collector, sink);
-                });
-                return;
-            }
-            State::Document { buf } => {
-                buf.extend_from_slice(chunk);
-                return;
-            }
-            State::Start {
-                head,
-                line_start,
-                searched,
-            } => {
-                head.extend_from_slice(chunk);
-                match first_nonblank_line(head, line_start, searched) {
-                    Some(first) => detect::first_line(first),
-                    None => return,
-                }
-            }
-        };
-        self.begin(decision, sink);
-    }
-
-    /// Chooses the reader and replays what was buffered into it.
-    fn begin<S: Sink>(&mut self, decision: FirstLine, sink: &mut S) {
-        // A forced `spans` never waits in `Start` (see `new`), so `forced` is a trace format.
-        let state = match (decision, self.option.forced()) {
-            (FirstLine::Document, _) => State::Document { buf: Vec::new() },
-            (_, Some(format)) => lines_state(format),
-            (FirstLine::Lines(Some(format)), None) => lines_state(format),
-            _ => State::Spans {
-                lines: LineSplitter::new(),
-            },
-        };
-        let State::Start { head, .. } = std::mem::replace(&mut self.state, state) else {
-            return;
-        };
-        self.push(&head, sink);
-    }
-
-    pub fn finish<S: Sink>(mut self, sink: &mut S) {
-        if let State::Start { head, .. } = &self.state {
-            // The whole input fit before a newline: decide on its first non-blank line.
-            let decision = head
-                .split(|&b| b == b'\n')
-                .map(strip_bom)
-                .find(|l| !l.iter().all(u8::is_ascii_whitespace))
-                .map_or(FirstLine::Spans, detect::first_line);
-            self.begin(decision, sink);
-        }
-        match self.state {
-            State::Start { .. } => {}
-            State::Spans { lines } => {
-                if let Some(last) = lines.finish() {
-                    self.line_no += 1;
-                    span_line(sink, self.line_no, &last);
-                }
-                sink.set_format(Format::Spans.as_str(), None);
-            }
-            State::Lines {
-                lines,
-                format,
-                mut collector,
-            } => {
-                if let Some(last) = lines.finish() {
-                    self.line_no += 1;
-                    json_line(format, self.line_no, &last, &mut collector, sink);
-                }
-                let conventions = collector.finish(sink);
-                sink.set_format(
-                    format.as_str(),
-                    Some(ReadAs {
-                        layout: Layout::Lines,
-                        conventions,
-                    }),
-                );
-            }
-            State::Document { buf } => read_document(self.option, strip_bom(&buf), sink),
-        }
-    }
-}
-
-fn lines_state(format: Format) -> State {
-    State::Lines {
-        lines: LineSplitter::new(),
-        format,
-        collector: Collector::default(),
-    }
-}
-
-fn strip_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
-}
-
-/// The first complete non-blank line of `head` (newline-terminated). `line_start` is where
-/// the current line starts and `searched` how far a newline was looked for, so each byte is
-/// scanned once however the input is chunked.
-fn first_nonblank_line<'a>(
-    head: &'a [u8],
-    line_start: &mut usize,
-    searched: &mut usize,
-) -> Option<&'a [u8]> {
-    loop {
-        let from = (*searched).max(*line_start);
-        let Some(at) = crate::lines::find_newline(&head[from..]).map(|p| from + p) else {
-            *searched = head.len();
-            return None;
-        };
-        let line = &head[*line_start..at];
-        let line = if *line_start == 0 {
-            strip_bom(line)
-        } else {
-            line
-        };
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            return Some(line);
-        }
-        *line_start = at + 1;
-        *searched = at + 1;
-    }
-}
-
-fn span_line<S: Sink>(sink: &mut S, line_no: u64, line: &[u8]) {
-    // A UTF-8 byte order mark at the start of a file is not part of the first record.
-    let line = if line_no == 1 { strip_bom(line) } else { line };
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return sink.blank();
-    }
-    match parse_line(line) {
-        Ok(rec) => sink.span(line_no, rec),
-        Err(e) => sink.invalid(line_no, e.0),
-    }
-}
-
-fn json_line<S: Sink>(
-    format: Format,
-    line_no: u64,
-    line: &[u8],
-    collector: &mut Collector,
-    sink: &mut S,
-) {
-    let line = if line_no == 1 { strip_bom(line) } else { line };
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return sink.blank();
-    }
-    let value = match serde_json::from_slice::<Value>(line) {
-        Ok(v) => v,
-        Err(e) => return sink.invalid(line_no, format!("not valid JSON: {}", json_error(&e))),
-    };
-    let mut entries = Entries::line(line_no);
-    if let Err(error) = read_value(format, &value, &mut entries, collector, sink) {
-        sink.invalid(line_no, error);
-    }
-}
-
-fn read_document<S: Sink>(option: FormatOption, buf: &[u8], sink: &mut S) {
-    let mut collector = Collector::default();
-    let mut entries = Entries::document();
-    let (format, result) = match serde_json::from_slice::<Value>(buf) {
-        Err(e) => {
-            let name = option.forced().map_or("unknown", Format::as_str);
-            (
-                name,
-                Err(format!(
-                    "not valid JSON (line {} column {}): {}; read as one JSON document \
-                     because the input starts like one",
-                    e.line(),
-                    e.column(),
-                    json_error(&e)
-                )),
-            )
-        }
-        Ok(value) => match option.forced().or_else(|| detect::format_of(&value)) {
-            Some(f) => (
-                f.as_str(),
-                read_value(f, &value, &mut entries, &mut collector, sink),
-            ),
-            None => (
-                "unknown",
-                Err(format!(
-                    "not a recognised trace format: {EXPECTED}; found {}",
-                    describe(&value)
-                )),
-            ),
-        },
-    };
-    if let Err(error) = result {
-        sink.invalid(entries.next(), error);
-    }
-    let conventions = collector.finish(sink);
-    sink.set_format(
-        format,
-        Some(ReadAs {
-            layout: Layout::Document,
-            conventions,
-        }),
-    );
-}
-
-/// serde_json's message without its " at line L column C" suffix.
-fn json_error(err: &serde_json::Error) -> String {
-    let full = err.to_string();
-    let suffix = format!(" at line {} column {}", err.line(), err.column());
-    full.strip_suffix(&suffix).unwrap_or(&full).to_string()
-}
-
-/// Seed-000 span JSONL written from any supported format.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Conversion {
-    /// The reader that understood the input (`unknown` when none did).
-    pub format: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_as: Option<ReadAs>,
-    /// One seed-000 span record per line, each with a `toolslice` object saying where it came
-    /// from (`format`, `line`, `join`, `notes`, `warnings`, `injected_tokens_estimated`),
-    /// which the seed's scripts ignore.
-    pub jsonl: String,
-    /// Records written.
-    pub records: u64,
-    pub invalid: Vec<Invalid>,
-    pub skipped: Vec<Skipped>,
-}
-
-struct ConvertSink {
-    out: String,
-    records: u64,
-    format: String,
-    read_as: Option<ReadAs>,
-    invalid: Vec<Invalid>,
-    skipped: Vec<Skipped>,
-    pending: Vec<(u64, SpanRecord, Provenance)>,
-}
-
-impl Sink for ConvertSink {
-    fn span(&mut self, line: u64, record: SpanRecord) {
-        self.pending.push((line, record, Provenance::default()));
-    }
-    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
-        self.pending.push((line, record, provenance));
-    }
-    fn context(
-        &mut self,
-        line: u64,
-        span_id: Option<String>,
-        _parent_id: Option<String>,
-        _name: Option<String>,
-        reason: String,
-    ) {
-        self.skipped(line, span_id, reason);
-    }
-    fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
-        self.skipped.push(Skipped {
-            line,
-            span_id,
-            reason,
-        });
-    }
-    fn invalid(&mut self, line: u64, error: String) {
-        self.invalid.push(Invalid { line, error });
-    }
-    fn blank(&mut self) {}
-    fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
-        self.format = format.to_string();
-        self.read_as = read_as;
-    }
-}
-
-/// Writes seed-000 span JSONL from any supported format, so the rest of the tooling (and the
-/// seeds' scripts) can use it. Records keep the seed's field names; a `toolslice` object
-/// beside them says where each came from. Lines no reader understood are listed in
-/// `invalid`, spans that are not tool calls in `skipped`.
-pub fn convert_to_spans(input: &[u8], format: FormatOption) -> Conversion {
-    let mut sink = ConvertSink {
-        out: String::new(),
-        records: 0,
-        format: String::new(),
-        read_as: None,
-        invalid: Vec::new(),
-        skipped: Vec::new(),
-        pending: Vec::new(),
-    };
-    let mut reader = Reader::new(format);
-    reader.push(input, &mut sink);
-    reader.finish(&mut sink);
-    let pending = std::mem::take(&mut sink.pending);
-    for (line, record, provenance) in pending {
-        let mut object = match serde_json::to_value(&record) {
-            Ok(Value::Object(object)) => object,
-            _ => continue,
-        };
-        if sink.read_as.is_some() {
-            let mut source = serde_json::Map::new();
-            source.insert("format".into(), Value::from(sink.format.clone()));
-            source.insert("line".into(), Value::from(line));
-            if let Some(join) = provenance.join {
-                source.insert("join".into(), Value::from(join.as_str()));
-            }
-            if provenance.injected_tokens_estimated {
-                source.insert("injected_tokens_estimated".into(), Value::Bool(true));
-            }
-            if !provenance.notes.is_empty() {
-                source.insert("notes".into(), Value::from(provenance.notes));
-            }
-            if !provenance.warnings.is_empty() {
-                source.insert("warnings".into(), Value::from(provenance.warnings));
-            }
-            object.insert("toolslice".into(), Value::Object(source));
-        }
-        // Serializing a Value cannot fail.
-        sink.out
-            .push_str(&serde_json::to_string(&object).unwrap_or_default());
-        sink.out.push('\n');
-        sink.records += 1;
-    }
-    Conversion {
-        format: sink.format,
-        read_as: sink.read_as,
-        jsonl: sink.out,
-        records: sink.records,
-        invalid: sink.invalid,
-        skipped: sink.skipped,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -785,25 +364,5 @@ mod tests {
         let err = FormatOption::parse("jaeger").unwrap_err();
         assert_eq!(err.code(), "unknown_format");
         assert!(err.to_string().contains("openai_agents"));
-    }
-
-    #[test]
-    fn first_nonblank_line_waits_for_the_newline() {
-        let (mut start, mut searched) = (0, 0);
-        assert_eq!(
-            first_nonblank_line(b"\n  \n{\"a\"", &mut start, &mut searched),
-            None
-        );
-        assert_eq!((start, searched), (4, 8));
-        let head = b"\n  \n{\"a\":1}\nrest";
-        assert_eq!(
-            first_nonblank_line(head, &mut start, &mut searched),
-            Some(&b"{\"a\":1}"[..])
-        );
-        let (mut start, mut searched) = (0, 0);
-        assert_eq!(
-            first_nonblank_line(b"\xEF\xBB\xBF{}\n", &mut start, &mut searched),
-            Some(&b"{}"[..])
-        );
     }
 }

@@ -170,7 +170,7 @@ fn read_item<S: Sink>(
                 id,
                 parent,
                 name.or_else(|| text(&data, "model")),
-                format!("model call ({kind} span): its input was read for the join"),
+                format!("model call ({kind} span): read for the join"),
             );
             collector.models.push(ModelCall { at, input });
         }

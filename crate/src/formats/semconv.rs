@@ -69,7 +69,7 @@ pub(crate) fn interpret<S: Sink>(
                 span.span_id,
                 span.parent_id,
                 span.name,
-                "model call: its input messages were read for the join".to_string(),
+                "model call: read for the join".to_string(),
             );
             collector.models.push(ModelCall { at, input });
         }
