@@ -15,6 +15,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::Coded;
 
 pub mod check;
+pub mod formats;
 
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
 /// every input error is a value) to `console.error` with a readable message.
