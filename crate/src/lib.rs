@@ -13,8 +13,14 @@
 pub mod check;
 pub mod error;
 pub mod formats;
+mod fxhash;
 pub mod lines;
 pub mod span;
+
+pub mod canonical;
+pub mod gate;
+pub mod hash;
+pub mod hop;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

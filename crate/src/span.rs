@@ -99,6 +99,80 @@ impl SpanRecord {
     }
 }
 
+/// A span record borrowed from the line it was read from: the checker's hot path reads
+/// millions of these and keeps only the few it reports, so strings are copied only when a
+/// JSON escape forces it or when a row is kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpanView<'a> {
+    pub span_id: Option<Cow<'a, str>>,
+    pub parent_id: Option<Cow<'a, str>>,
+    pub name: Option<Cow<'a, str>>,
+    pub status: Option<Cow<'a, str>>,
+    pub observed_bytes: Option<u64>,
+    pub injected_bytes: Option<u64>,
+    pub injected_tokens: Option<u64>,
+    pub clip_reason: Option<Cow<'a, str>>,
+    pub sha256_observed: Option<Cow<'a, str>>,
+    pub sha256_injected: Option<Cow<'a, str>>,
+    pub injected_preview: Option<Cow<'a, str>>,
+    pub prompt_builder_version: Option<Cow<'a, str>>,
+    pub model_context_limit_tokens: Option<u64>,
+}
+
+impl SpanView<'_> {
+    /// The effective clip reason text: absent, null or empty means `none`, as in the seed.
+    pub fn clip_reason_text(&self) -> &str {
+        match self.clip_reason.as_deref() {
+            None | Some("") => "none",
+            Some(text) => text,
+        }
+    }
+
+    pub fn into_owned(self) -> SpanRecord {
+        let own = |v: Option<Cow<'_, str>>| v.map(Cow::into_owned);
+        SpanRecord {
+            span_id: own(self.span_id),
+            parent_id: own(self.parent_id),
+            name: own(self.name),
+            status: own(self.status),
+            observed_bytes: self.observed_bytes,
+            injected_bytes: self.injected_bytes,
+            injected_tokens: self.injected_tokens,
+            clip_reason: own(self.clip_reason),
+            sha256_observed: own(self.sha256_observed),
+            sha256_injected: own(self.sha256_injected),
+            injected_preview: own(self.injected_preview),
+            prompt_builder_version: own(self.prompt_builder_version),
+            model_context_limit_tokens: self.model_context_limit_tokens,
+        }
+    }
+}
+
+impl SpanRecord {
+    /// A borrowed view of this record (no copies), for [`crate::check::classify`] and the
+    /// report builder.
+    pub fn view(&self) -> SpanView<'_> {
+        fn b(v: &Option<String>) -> Option<Cow<'_, str>> {
+            v.as_deref().map(Cow::Borrowed)
+        }
+        SpanView {
+            span_id: b(&self.span_id),
+            parent_id: b(&self.parent_id),
+            name: b(&self.name),
+            status: b(&self.status),
+            observed_bytes: self.observed_bytes,
+            injected_bytes: self.injected_bytes,
+            injected_tokens: self.injected_tokens,
+            clip_reason: b(&self.clip_reason),
+            sha256_observed: b(&self.sha256_observed),
+            sha256_injected: b(&self.sha256_injected),
+            injected_preview: b(&self.injected_preview),
+            prompt_builder_version: b(&self.prompt_builder_version),
+            model_context_limit_tokens: self.model_context_limit_tokens,
+        }
+    }
+}
+
 /// Why one line could not be read as a span record. The message names the field or the
 /// problem; the line number is added by the caller, which knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,17 +186,26 @@ impl fmt::Display for LineError {
 
 /// Reads one line (without its newline) as a span record.
 pub fn parse_line(line: &[u8]) -> Result<SpanRecord, LineError> {
+    parse_view(line).map(SpanView::into_owned)
+}
+
+/// Reads one line of text as a span record.
+pub fn parse_str(text: &str) -> Result<SpanRecord, LineError> {
+    parse_view_str(text).map(SpanView::into_owned)
+}
+
+/// Reads one line as a record that borrows from it (the checker's hot path).
+pub fn parse_view(line: &[u8]) -> Result<SpanView<'_>, LineError> {
     let text = std::str::from_utf8(line).map_err(|e| {
         LineError(format!(
             "not valid UTF-8 (bad byte at offset {})",
             e.valid_up_to()
         ))
     })?;
-    parse_str(text)
+    parse_view_str(text)
 }
 
-/// Reads one line of text as a span record.
-pub fn parse_str(text: &str) -> Result<SpanRecord, LineError> {
+fn parse_view_str(text: &str) -> Result<SpanView<'_>, LineError> {
     let first = text
         .trim_start_matches([' ', '\t', '\r', '\n'])
         .bytes()
@@ -131,10 +214,9 @@ pub fn parse_str(text: &str) -> Result<SpanRecord, LineError> {
         return Err(LineError(not_an_object(text)));
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let record = Wire::deserialize(&mut de)
+    Wire::deserialize(&mut de)
         .and_then(|w| de.end().map(|()| w.0))
-        .map_err(|e| LineError(without_position(&e)))?;
-    Ok(record)
+        .map_err(|e| LineError(without_position(&e)))
 }
 
 fn not_an_object(text: &str) -> String {
@@ -169,9 +251,9 @@ fn without_position(err: &serde_json::Error) -> String {
 
 /// The record as it appears on the wire; a hand-written visitor so that every error names
 /// its field and strings are borrowed from the line where possible.
-struct Wire(SpanRecord);
+struct Wire<'de>(SpanView<'de>);
 
-impl<'de> Deserialize<'de> for Wire {
+impl<'de> Deserialize<'de> for Wire<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(WireVisitor)
     }
@@ -189,13 +271,13 @@ macro_rules! set_once {
 }
 
 impl<'de> Visitor<'de> for WireVisitor {
-    type Value = Wire;
+    type Value = Wire<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a span record object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wire, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wire<'de>, A::Error> {
         // Option<Option<_>>: outer = seen, inner = the value (null allowed).
         let mut span_id = None;
         let mut parent_id = None;
@@ -244,7 +326,7 @@ impl<'de> Visitor<'de> for WireVisitor {
                 }
             }
         }
-        Ok(Wire(SpanRecord {
+        Ok(Wire(SpanView {
             span_id: span_id.flatten(),
             parent_id: parent_id.flatten(),
             name: name.flatten(),
@@ -264,22 +346,18 @@ impl<'de> Visitor<'de> for WireVisitor {
 
 /// What a known field may hold; each kind has its own visitor and error wording.
 trait FieldKind {
-    type Out;
     const EXPECTED: &'static str;
 }
 struct TextKind;
 struct IdKind;
 struct LenKind;
 impl FieldKind for TextKind {
-    type Out = String;
     const EXPECTED: &'static str = "a string or null";
 }
 impl FieldKind for IdKind {
-    type Out = String;
     const EXPECTED: &'static str = "a string, an integer or null";
 }
 impl FieldKind for LenKind {
-    type Out = u64;
     const EXPECTED: &'static str = "a non-negative integer or null";
 }
 
@@ -310,18 +388,18 @@ impl<K> Field<K> {
 }
 
 macro_rules! field_seed {
-    ($kind:ty) => {
+    ($kind:ty, $out:ty) => {
         impl<'de> de::DeserializeSeed<'de> for Field<$kind> {
-            type Value = Option<<$kind as FieldKind>::Out>;
+            type Value = Option<$out>;
             fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
                 d.deserialize_any(self)
             }
         }
     };
 }
-field_seed!(TextKind);
-field_seed!(IdKind);
-field_seed!(LenKind);
+field_seed!(TextKind, Cow<'de, str>);
+field_seed!(IdKind, Cow<'de, str>);
+field_seed!(LenKind, u64);
 
 /// Rejections common to every kind: containers, booleans and the like, named by value.
 macro_rules! reject_common {
@@ -345,15 +423,18 @@ macro_rules! reject_common {
 }
 
 impl<'de> Visitor<'de> for Field<TextKind> {
-    type Value = Option<String>;
+    type Value = Option<Cow<'de, str>>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} as {}", self.key, TextKind::EXPECTED)
     }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(v)))
+    }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(v.to_owned()))
+        Ok(Some(Cow::Owned(v.to_owned())))
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Some(v))
+        Ok(Some(Cow::Owned(v)))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
         Err(self.wrong(format_args!("the number {v}")))
@@ -368,22 +449,25 @@ impl<'de> Visitor<'de> for Field<TextKind> {
 }
 
 impl<'de> Visitor<'de> for Field<IdKind> {
-    type Value = Option<String>;
+    type Value = Option<Cow<'de, str>>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} as {}", self.key, IdKind::EXPECTED)
     }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(v)))
+    }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(v.to_owned()))
+        Ok(Some(Cow::Owned(v.to_owned())))
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Some(v))
+        Ok(Some(Cow::Owned(v)))
     }
     // Some exporters write numeric ids; they name a span just as well as a string does.
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(Some(v.to_string()))
+        Ok(Some(Cow::Owned(v.to_string())))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Some(v.to_string()))
+        Ok(Some(Cow::Owned(v.to_string())))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
         Err(self.wrong(format_args!("the number {v}")))

@@ -140,7 +140,7 @@ fn classify_equals_the_seed_on_generated_records() {
         .collect();
     assert_eq!(theirs.len(), n);
     for (line, (status, detail)) in lines.iter().zip(theirs) {
-        let ours = classify(&parse_str(line).unwrap());
+        let ours = classify(&parse_str(line).unwrap().view());
         assert_eq!(ours.status.as_str(), status, "{line}");
         assert_eq!(ours.detail, detail, "{line}");
     }

@@ -8,7 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::span::{ClipReason, SpanRecord};
+#[cfg(test)]
+use crate::span::SpanRecord;
+use crate::span::{ClipReason, SpanView};
 
 /// A verdict, in the seed's priority order: the first is the worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -75,7 +77,7 @@ pub struct Verdict {
 const LENGTH_FIELDS: [&str; 3] = ["observed_bytes", "injected_bytes", "injected_tokens"];
 
 /// Classifies one span record (the seed's `classify`, plus partial spans and warnings).
-pub fn classify(rec: &SpanRecord) -> Verdict {
+pub fn classify(rec: &SpanView<'_>) -> Verdict {
     let mut warnings = Vec::new();
     let reason = rec.clip_reason_text();
     if ClipReason::parse(reason).is_none() {
@@ -180,7 +182,7 @@ mod tests {
     // The seed's three tests.
     #[test]
     fn test_silent_clip() {
-        let v = classify(&rec(Some(1000), Some(120), Some(80), Some("none")));
+        let v = classify(&rec(Some(1000), Some(120), Some(80), Some("none")).view());
         assert_eq!(v.status, Status::SilentClip);
         assert!(v.detail[0].starts_with("ratio="));
         assert_eq!(v.detail, ["ratio=0.88"]);
@@ -188,19 +190,14 @@ mod tests {
 
     #[test]
     fn test_declared_clip_is_visible() {
-        let v = classify(&rec(
-            Some(1000),
-            Some(120),
-            Some(80),
-            Some("prompt_token_cap"),
-        ));
+        let v = classify(&rec(Some(1000), Some(120), Some(80), Some("prompt_token_cap")).view());
         assert_eq!(v.status, Status::Clipped);
         assert_eq!(v.detail, ["prompt_token_cap", "ratio=0.88"]);
     }
 
     #[test]
     fn test_missing_lengths_fail() {
-        let v = classify(&rec(None, None, None, None));
+        let v = classify(&rec(None, None, None, None).view());
         assert_eq!(v.status, Status::Incomplete);
         assert_eq!(
             v.detail,
@@ -213,29 +210,29 @@ mod tests {
         let mut r = rec(Some(10), Some(10), Some(3), None);
         r.sha256_observed = Some("ab".into());
         r.sha256_injected = Some("cd".into());
-        assert_eq!(classify(&r).status, Status::HashMismatch);
-        assert_eq!(classify(&r).detail, ["bytes_match_but_hash_differs"]);
+        assert_eq!(classify(&r.view()).status, Status::HashMismatch);
+        assert_eq!(classify(&r.view()).detail, ["bytes_match_but_hash_differs"]);
         r.clip_reason = Some("redaction".into());
-        assert_eq!(classify(&r).status, Status::Ok);
+        assert_eq!(classify(&r.view()).status, Status::Ok);
         r.sha256_injected = Some(String::new());
         r.clip_reason = None;
-        assert_eq!(classify(&r).status, Status::Ok);
+        assert_eq!(classify(&r.view()).status, Status::Ok);
     }
 
     #[test]
     fn partial_spans_are_incomplete_and_named() {
         let mut r = rec(Some(10), Some(10), Some(3), None);
         r.status = Some("running".into());
-        let v = classify(&r);
+        let v = classify(&r.view());
         assert_eq!(v.status, Status::Incomplete);
         assert_eq!(v.detail, ["status=running"]);
         r.status = Some("ERROR".into());
-        assert_eq!(classify(&r).status, Status::Ok);
+        assert_eq!(classify(&r.view()).status, Status::Ok);
     }
 
     #[test]
     fn unknown_reason_warns_but_classifies_like_the_seed() {
-        let v = classify(&rec(Some(100), Some(50), Some(9), Some("too_big")));
+        let v = classify(&rec(Some(100), Some(50), Some(9), Some("too_big")).view());
         assert_eq!(v.status, Status::Clipped);
         assert_eq!(v.detail, ["too_big", "ratio=0.50"]);
         assert_eq!(v.warnings.len(), 1);
@@ -245,7 +242,7 @@ mod tests {
     #[test]
     fn ratio_rounds_like_python() {
         // 1 - 7/8 = 0.125 exactly: Python's format rounds half to even ("0.12").
-        let v = classify(&rec(Some(8), Some(7), Some(1), None));
+        let v = classify(&rec(Some(8), Some(7), Some(1), None).view());
         assert_eq!(v.detail, ["ratio=0.12"]);
     }
 }

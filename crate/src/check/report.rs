@@ -5,13 +5,15 @@
 //! builder keeps rows (all, or only flagged ones for huge runs) and the small per-span
 //! facts the summaries need; it never keeps the raw lines.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+
+use crate::fxhash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::classify::{classify, clip_ratio, Status};
 use crate::formats::{FormatOption, Layout};
-use crate::span::SpanRecord;
+use crate::span::SpanView;
 
 /// One classified tool span.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -113,7 +115,8 @@ pub struct Counts {
     pub invalid: u64,
     pub skipped: u64,
     pub blank: u64,
-    /// Every line of the input: `total + invalid + skipped + blank`.
+    /// Every entry of the input: `total + invalid + skipped + blank`. An entry is a line of
+    /// span JSONL; for trace formats, a span (or an unreadable line or document).
     pub lines: u64,
     /// Rows that carry a warning (an unknown `clip_reason`, say).
     pub warned: u64,
@@ -229,8 +232,27 @@ struct ToolAcc {
     injected: Vec<u64>,
 }
 
+/// What the rollup needs to know of every span that has an id. Parents are kept as indexes
+/// into an interned table: a run has millions of spans but few distinct parents.
+struct Node {
+    parent: Option<u32>,
+    /// `None` for a span that is not a tool span (an agent or model call of a trace format).
+    status: Option<Status>,
+    line: u64,
+    name: NodeName,
+}
+
+enum NodeName {
+    /// An index into the tools table.
+    Tool(u32),
+    Other(Box<str>),
+}
+
 /// Accumulates a report from lines or records. Used by the streaming checker and by the
 /// other format readers, which hand it records they have built.
+///
+/// Per span it keeps only the row (when the row is listed), the two lengths for the tool's
+/// medians and a small rollup node; nothing of the raw line.
 #[derive(Default)]
 pub struct ReportBuilder {
     options: CheckOptions,
@@ -240,14 +262,16 @@ pub struct ReportBuilder {
     counts: Counts,
     invalid: Vec<Invalid>,
     skipped: Vec<Skipped>,
-    tools: BTreeMap<String, ToolAcc>,
-    builders: BTreeMap<Option<String>, (u64, u64)>,
-    /// span_id -> (parent_id, status, line, name) of the first span with that id. Spans that
-    /// are not tool spans (agents, turns, model calls of a trace format) have no status; they
-    /// are here so the rollup can walk through them.
-    graph: HashMap<String, (Option<String>, Option<Status>, u64, String)>,
-    /// (label, parent_id, status) of every span that fails the run and has a parent.
-    flagged_children: Vec<(String, String, Status)>,
+    tool_index: FxHashMap<Box<str>, u32>,
+    tools: Vec<(Box<str>, ToolAcc)>,
+    /// (spans, silent clips) per prompt builder version; `no_builder` for spans without one.
+    builders: FxHashMap<Box<str>, (u64, u64)>,
+    no_builder: (u64, u64),
+    parent_index: FxHashMap<Box<str>, u32>,
+    parents: Vec<Box<str>>,
+    graph: FxHashMap<Box<str>, Node>,
+    /// (label, parent, status) of every span that fails the run and has a parent.
+    flagged_children: Vec<(String, u32, Status)>,
 }
 
 impl ReportBuilder {
@@ -263,9 +287,13 @@ impl ReportBuilder {
         &self.counts
     }
 
-    /// Names the reader once it is known (detection happens after the builder is made).
-    pub fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
+    /// Names the format the input was read as (readers that detect it late call this).
+    pub fn set_format(&mut self, format: &str) {
         self.format = format.to_string();
+    }
+
+    /// Layout and conventions of a trace-format input.
+    pub fn set_read_as(&mut self, read_as: Option<ReadAs>) {
         self.read_as = read_as;
     }
 
@@ -280,15 +308,20 @@ impl ReportBuilder {
         name: Option<String>,
         reason: String,
     ) {
-        if let Some(id) = &span_id {
-            self.graph.entry(id.clone()).or_insert_with(|| {
-                (
-                    parent_id.filter(|p| !p.is_empty()),
-                    None,
+        if let Some(id) = span_id.as_deref() {
+            if !self.graph.contains_key(id) {
+                let parent = parent_id.as_deref().filter(|p| !p.is_empty()).map(|p| {
+                    let parents = &mut self.parents;
+                    intern(&mut self.parent_index, p, |n| parents.push(n.into()))
+                });
+                let node = Node {
+                    parent,
+                    status: None,
                     line,
-                    name.unwrap_or_default(),
-                )
-            });
+                    name: NodeName::Other(name.unwrap_or_default().into()),
+                };
+                self.graph.insert(id.into(), node);
+            }
         }
         self.skipped(line, span_id, reason);
     }
@@ -315,17 +348,17 @@ impl ReportBuilder {
     }
 
     /// Adds one record read from `line`: a row, or a skip when it names no tool.
-    pub fn record(&mut self, line: u64, rec: SpanRecord) {
+    pub fn record(&mut self, line: u64, rec: SpanView<'_>) {
         self.record_with(line, rec, Provenance::default())
     }
 
     /// [`record`](Self::record) for a record a trace-format reader built, with what it knows
     /// beyond the seed's fields.
-    pub fn record_with(&mut self, line: u64, rec: SpanRecord, provenance: Provenance) {
-        let name = match rec.name {
-            Some(ref n) if !n.is_empty() => n.clone(),
-            Some(_) => return self.skipped(line, rec.span_id, "name is empty".into()),
-            None => return self.skipped(line, rec.span_id, "record has no name".into()),
+    pub fn record_with(&mut self, line: u64, rec: SpanView<'_>, provenance: Provenance) {
+        let name = match rec.name.as_deref() {
+            Some(n) if !n.is_empty() => n,
+            Some(_) => return self.skipped(line, owned(rec.span_id), "name is empty".into()),
+            None => return self.skipped(line, owned(rec.span_id), "record has no name".into()),
         };
         self.counts.lines += 1;
         let mut verdict = classify(&rec);
@@ -335,39 +368,48 @@ impl ReportBuilder {
             self.counts.warned += 1;
         }
 
-        let tool = self.tools.entry(name.clone()).or_default();
-        tool.spans += 1;
-        if let Some(v) = rec.observed_bytes {
-            tool.observed.push(v);
-        }
-        if let Some(v) = rec.injected_bytes {
-            tool.injected.push(v);
-        }
-        let builder = self
-            .builders
-            .entry(rec.prompt_builder_version.clone())
-            .or_default();
-        builder.0 += 1;
-        builder.1 += u64::from(verdict.status == Status::SilentClip);
+        let tool = intern(&mut self.tool_index, name, |n| {
+            self.tools.push((n.into(), ToolAcc::default()))
+        });
+        let acc = &mut self.tools[tool as usize].1;
+        acc.spans += 1;
+        acc.observed.extend(rec.observed_bytes);
+        acc.injected.extend(rec.injected_bytes);
 
-        if let Some(id) = &rec.span_id {
-            self.graph.entry(id.clone()).or_insert_with(|| {
-                (
-                    rec.parent_id.clone(),
-                    Some(verdict.status),
+        let silent = u64::from(verdict.status == Status::SilentClip);
+        let builder = match rec.prompt_builder_version.as_deref() {
+            None => &mut self.no_builder,
+            Some(v) => match self.builders.get_mut(v) {
+                Some(b) => b,
+                None => self.builders.entry(v.into()).or_default(),
+            },
+        };
+        builder.0 += 1;
+        builder.1 += silent;
+
+        let parent = rec.parent_id.as_deref().map(|p| {
+            let parents = &mut self.parents;
+            intern(&mut self.parent_index, p, |n| parents.push(n.into()))
+        });
+        if let Some(id) = rec.span_id.as_deref() {
+            // The first span with an id wins; later duplicates do not re-parent it.
+            if !self.graph.contains_key(id) {
+                let node = Node {
+                    parent,
+                    status: Some(verdict.status),
                     line,
-                    name.clone(),
-                )
-            });
+                    name: NodeName::Tool(tool),
+                };
+                self.graph.insert(id.into(), node);
+            }
         }
         if verdict.status.fails_run() {
-            if let Some(parent) = &rec.parent_id {
+            if let Some(parent) = parent {
                 let label = rec
                     .span_id
-                    .clone()
-                    .unwrap_or_else(|| format!("line {line}"));
-                self.flagged_children
-                    .push((label, parent.clone(), verdict.status));
+                    .as_deref()
+                    .map_or_else(|| format!("line {line}"), str::to_string);
+                self.flagged_children.push((label, parent, verdict.status));
             }
         }
 
@@ -379,6 +421,8 @@ impl ReportBuilder {
                 (Some(o), Some(i)) if o > 0 => Some(clip_ratio(o, i)),
                 _ => None,
             };
+            let name = name.to_string();
+            let rec = rec.into_owned();
             self.rows.push(Row {
                 line,
                 span_id: rec.span_id,
@@ -414,26 +458,31 @@ impl ReportBuilder {
         } else {
             counts.silent_clip as f64 * 100.0 / counts.total as f64
         };
-        let tools = self
+        let mut tools: Vec<ToolStats> = self
             .tools
             .into_iter()
             .map(|(name, mut acc)| ToolStats {
-                name,
+                name: name.into(),
                 spans: acc.spans,
                 median_observed_bytes: median(&mut acc.observed),
                 median_injected_bytes: median(&mut acc.injected),
             })
             .collect();
-        let builders = self
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        let no_builder = (self.no_builder.0 > 0).then_some((None, self.no_builder));
+        let mut builders: Vec<BuilderStats> = self
             .builders
             .into_iter()
+            .map(|(v, counts)| (Some(v), counts))
+            .chain(no_builder)
             .map(|(version, (spans, silent))| BuilderStats {
-                prompt_builder_version: version,
+                prompt_builder_version: version.map(String::from),
                 spans,
                 silent_clip: silent,
                 silent_clip_rate: silent as f64 * 100.0 / spans as f64,
             })
             .collect();
+        builders.sort_by(|a, b| a.prompt_builder_version.cmp(&b.prompt_builder_version));
         let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
         Report {
             format: self.format,
@@ -454,23 +503,27 @@ impl ReportBuilder {
     /// Walks up from every failing span and charges each ancestor whose own span is fine
     /// (or absent from the input). A parent cycle in bad data stops the walk, never loops.
     fn rollup(&self) -> Vec<Rollup> {
-        let mut entries: HashMap<&str, Rollup> = HashMap::new();
+        let mut entries: HashMap<u32, Rollup> = HashMap::new();
         for (label, parent, status) in &self.flagged_children {
-            let mut seen: Vec<&str> = Vec::new();
-            let mut current = Some(parent.as_str());
-            while let Some(id) = current {
-                if seen.contains(&id) {
+            let mut seen: Vec<u32> = Vec::new();
+            let mut current = Some(*parent);
+            while let Some(pid) = current {
+                if seen.contains(&pid) {
                     break;
                 }
-                seen.push(id);
+                seen.push(pid);
+                let id = &*self.parents[pid as usize];
                 let node = self.graph.get(id);
-                let own = node.and_then(|n| n.1);
+                let own = node.and_then(|n| n.status);
                 if !own.is_some_and(Status::fails_run) {
-                    let entry = entries.entry(id).or_insert_with(|| Rollup {
+                    let entry = entries.entry(pid).or_insert_with(|| Rollup {
                         span_id: id.to_string(),
                         own_status: own,
-                        line: node.map(|n| n.2),
-                        name: node.map(|n| n.3.clone()),
+                        line: node.map(|n| n.line),
+                        name: node.map(|n| match &n.name {
+                            NodeName::Tool(t) => self.tools[*t as usize].0.to_string(),
+                            NodeName::Other(name) => name.to_string(),
+                        }),
                         silent_clip: 0,
                         incomplete: 0,
                         flagged: Vec::new(),
@@ -481,7 +534,7 @@ impl ReportBuilder {
                     }
                     entry.flagged.push(label.clone());
                 }
-                current = node.and_then(|n| n.0.as_deref());
+                current = node.and_then(|n| n.parent);
             }
         }
         let mut list: Vec<Rollup> = entries.into_values().collect();
@@ -490,6 +543,21 @@ impl ReportBuilder {
         });
         list
     }
+}
+
+fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
+    v.map(std::borrow::Cow::into_owned)
+}
+
+/// The index of `key` in an interned table, calling `push` to append it when new.
+fn intern(index: &mut FxHashMap<Box<str>, u32>, key: &str, push: impl FnOnce(&str)) -> u32 {
+    if let Some(&i) = index.get(key) {
+        return i;
+    }
+    let i = index.len() as u32;
+    index.insert(key.into(), i);
+    push(key);
+    i
 }
 
 /// The median of the values (mean of the middle two for an even count).

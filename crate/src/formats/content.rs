@@ -123,17 +123,9 @@ fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-/// SHA-256 as lowercase hex. The one place this module hashes: switch to `crate::hash`
-/// (`sha256_hex`) once it is on main.
+/// SHA-256 as lowercase hex (64 characters), from the crate's one hashing module.
 fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest {
-        out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-        out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
-    }
-    out
+    crate::hash::sha256_hex(bytes)
 }
 
 /// Words that, inside brackets, mark a cut: `[truncated]`, `(output truncated)`,

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{FormatOption, Reader, Sink};
 use crate::check::{Invalid, Provenance, ReadAs, Skipped};
-use crate::span::SpanRecord;
+use crate::span::{SpanRecord, SpanView};
 
 /// Seed-000 span JSONL written from any supported format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,8 +35,9 @@ struct ConvertSink {
 }
 
 impl Sink for ConvertSink {
-    fn span(&mut self, line: u64, record: SpanRecord) {
-        self.pending.push((line, record, Provenance::default()));
+    fn span(&mut self, line: u64, record: SpanView<'_>) {
+        self.pending
+            .push((line, record.into_owned(), Provenance::default()));
     }
     fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
         self.pending.push((line, record, provenance));

@@ -68,7 +68,7 @@ pub(crate) fn read_list(list: &[Value]) -> Vec<ToolMessage> {
     }
     out.into_iter()
         .map(|(index, mut tm)| {
-            tm.trailing = last_assistant.map_or(true, |a| index > a);
+            tm.trailing = last_assistant.is_none_or(|a| index > a);
             if tm.name.is_none() {
                 tm.name = tm.call_id.as_ref().and_then(|id| names.get(id).cloned());
             }

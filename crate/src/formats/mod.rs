@@ -75,7 +75,7 @@ use serde_json::Value;
 
 use crate::check::{Provenance, ReadAs, ReportBuilder};
 use crate::error::Coded;
-use crate::span::SpanRecord;
+use crate::span::{SpanRecord, SpanView};
 use model::{ModelCall, SpanRef, Times, ToolCall};
 
 pub use convert::{convert_to_spans, Conversion};
@@ -206,7 +206,7 @@ impl Layout {
 /// Where readers send what they read: the report builder (check) or the converter.
 pub(crate) trait Sink {
     /// A seed-000 span record, as read from a span JSONL line.
-    fn span(&mut self, line: u64, record: SpanRecord);
+    fn span(&mut self, line: u64, record: SpanView<'_>);
     /// A tool call of a trace format, joined and measured.
     fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance);
     /// A span that is not a tool call (kept for the parent rollup).
@@ -225,11 +225,11 @@ pub(crate) trait Sink {
 }
 
 impl Sink for ReportBuilder {
-    fn span(&mut self, line: u64, record: SpanRecord) {
+    fn span(&mut self, line: u64, record: SpanView<'_>) {
         self.record(line, record);
     }
     fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
-        self.record_with(line, record, provenance);
+        self.record_with(line, record.view(), provenance);
     }
     fn context(
         &mut self,
@@ -251,7 +251,8 @@ impl Sink for ReportBuilder {
         ReportBuilder::blank(self);
     }
     fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
-        ReportBuilder::set_format(self, format, read_as);
+        ReportBuilder::set_format(self, format);
+        ReportBuilder::set_read_as(self, read_as);
     }
 }
 

@@ -152,6 +152,8 @@ extern "C" {
     pub type JsCheckOptions;
     #[wasm_bindgen(typescript_type = "Report")]
     pub type JsReport;
+    #[wasm_bindgen(typescript_type = "Counts")]
+    pub type JsCounts;
 }
 
 #[derive(Deserialize, Default)]
@@ -264,6 +266,12 @@ impl CheckReport {
     #[wasm_bindgen(getter, js_name = exitCode)]
     pub fn exit_code(&self) -> i32 {
         self.report.exit_code
+    }
+
+    /// The counts alone (cheap: no rows are converted).
+    #[wasm_bindgen(getter)]
+    pub fn counts(&self) -> Result<JsCounts, JsValue> {
+        Ok(to_js(&self.report.counts)?.unchecked_into())
     }
 
     /// The report as plain data (also what `JSON.stringify(report)` writes).

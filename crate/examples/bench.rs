@@ -1,0 +1,63 @@
+//! Native side of `scripts/bench`: runs one workload over a file and prints its timings as
+//! one JSON object, so the bench can set the native build beside the wasm build and the
+//! seeds' Python in the same run.
+//!
+//!     cargo run --release --example bench -- check FILE [RUNS]
+
+use std::time::Instant;
+
+use toolslice::check::{CheckOptions, Checker};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: bench check FILE [RUNS]";
+    let (workload, file) = match (args.first(), args.get(1)) {
+        (Some(w), Some(f)) => (w.as_str(), f.as_str()),
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    };
+    let runs: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
+    let input = std::fs::read(file).unwrap_or_else(|e| {
+        eprintln!("bench: cannot read {file}: {e}");
+        std::process::exit(2);
+    });
+    match workload {
+        "check" => check(&input, runs),
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// The checker fed in 1 MiB chunks, as the CLI and the page feed it.
+fn check(input: &[u8], runs: usize) {
+    let mut times = Vec::new();
+    let mut spans = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let mut checker = Checker::new(CheckOptions {
+            flagged_only: true,
+            ..CheckOptions::default()
+        });
+        for chunk in input.chunks(1 << 20) {
+            checker.push(chunk);
+        }
+        let report = checker.finish();
+        times.push(start.elapsed().as_secs_f64());
+        spans = report.counts.total;
+    }
+    print_result(input.len(), spans, &mut times);
+}
+
+fn print_result(bytes: usize, items: u64, times: &mut [f64]) {
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    println!(
+        "{{\"bytes\":{bytes},\"items\":{items},\"runs\":{},\"median_s\":{median},\"min_s\":{}}}",
+        times.len(),
+        times[0]
+    );
+}

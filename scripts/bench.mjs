@@ -1,0 +1,202 @@
+// The benchmark driver behind scripts/bench: generates inputs, runs each workload in the
+// wasm build under Node, in the native build of the same core, and in the seeds' Python
+// (and platform primitives where the issue names them), then writes BENCHMARKS.md.
+// Figures are medians of several runs; comparisons are ratios from the same run.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { gzipSync, brotliCompressSync, constants as zc } from 'node:zlib';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const quick = process.argv.includes('--quick');
+const out = `${repo}/bench-out`;
+mkdirSync(out, { recursive: true });
+const reference = [process.env.TOOLSLICE_REFERENCE, `${repo}/../shared/reference`, '/work/shared/reference']
+  .find((d) => d && existsSync(`${d}/clip_check.py`));
+const toolslice = await import(`${repo}/pkg/node.mjs`);
+const nativeBin = `${repo}/target/release/examples/bench`;
+const RUNS = quick ? 1 : 3;
+
+const sections = [];
+const log = (...a) => console.error('bench:', ...a);
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+function timeRuns(fn, runs = RUNS) {
+  const times = [];
+  let result;
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    result = fn();
+    times.push((performance.now() - t) / 1000);
+  }
+  return { median_s: median(times), result };
+}
+const mb = (bytes) => bytes / 1e6;
+const fmt = (x, d = 1) => (x >= 100 ? x.toFixed(0) : x.toFixed(d));
+const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+// A deterministic PRNG so every run measures the same bytes.
+function rng(seed) {
+  let x = BigInt(seed) | 1n;
+  return () => {
+    x ^= x << 13n; x &= 0xffffffffffffffffn;
+    x ^= x >> 7n;
+    x ^= x << 17n; x &= 0xffffffffffffffffn;
+    return Number(x % 1000000n) / 1000000;
+  };
+}
+
+function spanFile(targetBytes) {
+  const path = `${out}/spans-v2-${targetBytes}.jsonl`;
+  if (existsSync(path) && statSync(path).size >= targetBytes) return path;
+  log(`generating ${mb(targetBytes)} MB of span JSONL`);
+  // Rates modelled on what the seed asks teams to watch: a few silent clips per 100 tool
+  // spans, more declared clips (large reads clip by design), the odd open span or rewrite.
+  const r = rng(7);
+  const tools = ['read_file', 'grep', 'shell', 'search', 'fetch_url', 'list_dir'];
+  const declared = ['prompt_token_cap', 'tool_result_char_limit', 'provider_context_window'];
+  const parts = [];
+  let size = 0;
+  for (let i = 0; size < targetBytes; i++) {
+    const obs = Math.floor(r() * 200000);
+    const roll = r();
+    const clipped = roll < 0.15;
+    const inj = clipped ? Math.floor(obs * r()) : obs;
+    const reason = roll < 0.04 ? 'none' : clipped ? declared[i % 3] : roll < 0.17 ? 'redaction' : 'none';
+    const rewritten = roll > 0.99;
+    const rec = {
+      span_id: `tool-${i}`, parent_id: `turn-${Math.floor(i / 8)}`, name: tools[i % tools.length],
+      status: roll > 0.985 && roll <= 0.99 ? 'running' : 'ok', observed_bytes: obs, injected_bytes: inj,
+      injected_tokens: Math.floor(inj / 4), clip_reason: reason,
+      sha256_observed: (i * 2654435761 >>> 0).toString(16).padStart(16, '0'),
+      sha256_injected: (clipped || rewritten ? i : i * 2654435761 >>> 0).toString(16).padStart(16, '0'),
+      injected_preview: 'app:\n  name: billing\n  port: 8443\n  env: "production"\n',
+      prompt_builder_version: `cap-v${i % 3}`,
+    };
+    const line = JSON.stringify(rec) + '\n';
+    parts.push(line);
+    size += line.length;
+  }
+  writeFileSync(path, parts.join(''));
+  return path;
+}
+
+// ---------------------------------------------------------------- checker throughput
+function benchCheck() {
+  const path = spanFile(quick ? 10e6 : 100e6);
+  const input = readFileSync(path);
+  log('check: wasm under Node');
+  const wasm = timeRuns(() => {
+    const checker = new toolslice.Checker({ flaggedOnly: true });
+    for (let i = 0; i < input.length; i += 1 << 20) checker.push(input.subarray(i, i + (1 << 20)));
+    const report = checker.finish();
+    const total = report.counts.total;
+    report.free();
+    return total;
+  });
+  log('check: native');
+  const native = JSON.parse(run(nativeBin, ['check', path, String(RUNS)]));
+  const rows = [
+    ['toolslice wasm (Node)', wasm.median_s, wasm.result],
+    ['toolslice native', native.median_s, native.items],
+  ];
+  let python;
+  if (reference) {
+    log('check: the seed\'s clip_check.py (load_spans + classify)');
+    const script = `import json, sys, time
+sys.path.insert(0, ${JSON.stringify(reference)})
+from clip_check import load_spans, classify
+times = []
+for _ in range(${RUNS}):
+    t = time.perf_counter(); n = 0
+    with open(${JSON.stringify(path)}, encoding="utf-8") as f:
+        for rec in load_spans(f):
+            if not rec.get("name"):
+                continue
+            classify(rec); n += 1
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"median_s": times[len(times)//2], "items": n}))`;
+    python = JSON.parse(run('python3', ['-c', script]));
+    rows.push(['seed clip_check.py (CPython 3)', python.median_s, python.items]);
+  }
+  const lines = [
+    `Input: ${fmt(mb(input.length))} MB of generated span JSONL, ${wasm.result} spans, fed in 1 MiB chunks (\`flaggedOnly\`).`,
+    '',
+    '| implementation | median time | MB/s | spans/s | vs seed Python | vs native |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows.map(([name, s, n]) => `| ${name} | ${s.toFixed(3)} s | ${fmt(mb(input.length) / s)} | ${fmt(n / s / 1e3)}k | ${python ? ratio(python.median_s, s) : 'n/a'} | ${ratio(native.median_s, s)} |`),
+  ];
+  // End to end, as a user runs it: both print the full table.
+  if (reference) {
+    log('check: end to end, CLI vs CLI');
+    const cli = timeRuns(() => spawnSync('node', [`${repo}/pkg/cli.mjs`, 'check', path], { stdio: ['ignore', 'ignore', 'ignore'] }), RUNS);
+    const seed = timeRuns(() => spawnSync('python3', [`${reference}/clip_check.py`], { stdio: [openSync(path), 'ignore', 'ignore'] }), RUNS);
+    lines.push('', `End to end (each prints the full table to /dev/null): \`toolslice check FILE\` ${cli.median_s.toFixed(2)} s, \`python3 clip_check.py < FILE\` ${seed.median_s.toFixed(2)} s: **${ratio(seed.median_s, cli.median_s)}** faster.`);
+  }
+  sections.push({ title: 'Checker throughput', body: lines.join('\n') });
+}
+
+import { openSync } from 'node:fs';
+
+// ---------------------------------------------------------------- module size and startup
+function benchModule() {
+  const wasmBytes = readFileSync(`${repo}/pkg/toolslice_bg.wasm`);
+  const glue = readFileSync(`${repo}/pkg/toolslice.js`);
+  const gz = (b) => gzipSync(b, { level: 9 }).length;
+  const br = (b) => brotliCompressSync(b, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length;
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  const compiles = [];
+  for (let i = 0; i < (quick ? 3 : 15); i++) {
+    const t = performance.now();
+    new WebAssembly.Module(wasmBytes);
+    compiles.push(performance.now() - t);
+  }
+  const cold = [];
+  for (let i = 0; i < (quick ? 2 : 7); i++) {
+    const r = run('node', ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(`${repo}/pkg/node.mjs`)}); console.log(performance.now() - t);`]);
+    cold.push(Number(r.trim()));
+  }
+  sections.push({
+    title: 'Module size and startup',
+    body: [
+      '| file | raw | gzip -9 | brotli 11 |',
+      '|---|---:|---:|---:|',
+      `| toolslice_bg.wasm | ${kb(wasmBytes.length)} | ${kb(gz(wasmBytes))} | ${kb(br(wasmBytes))} |`,
+      `| toolslice.js (glue) | ${kb(glue.length)} | ${kb(gz(glue))} | ${kb(br(glue))} |`,
+      '',
+      `Compile (\`new WebAssembly.Module\`): median ${median(compiles).toFixed(2)} ms. ` +
+      `Cold \`import('toolslice')\` in a fresh Node process (read + compile + instantiate): median ${median(cold).toFixed(2)} ms.`,
+    ].join('\n'),
+  });
+}
+
+// ---------------------------------------------------------------- report
+benchCheck();
+benchModule();
+
+const node = process.version;
+const python = spawnSync('python3', ['--version'], { encoding: 'utf8' }).stdout.trim();
+const rustc = spawnSync('rustc', ['--version'], { encoding: 'utf8' }).stdout.trim();
+const doc = [
+  '# Benchmarks',
+  '',
+  `Produced by \`./scripts/bench\`${quick ? ' --quick' : ''} on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${node}, ${python}, ${rustc}.`,
+  'Every comparison is measured in the same run; figures are medians. Re-run the command to reproduce.',
+  '',
+  ...sections.flatMap((s) => [`## ${s.title}`, '', s.body, '']),
+].join('\n');
+const extra = existsSync(`${repo}/BENCHMARKS.extra.md`) ? readFileSync(`${repo}/BENCHMARKS.extra.md`, 'utf8') : '';
+writeFileSync(quick ? `${out}/BENCHMARKS.quick.md` : `${repo}/BENCHMARKS.md`, doc + extra);
+console.log(doc);
