@@ -349,12 +349,18 @@ impl ReportBuilder {
 
     /// Adds one record read from `line`: a row, or a skip when it names no tool.
     pub fn record(&mut self, line: u64, rec: SpanView<'_>) {
-        self.record_with(line, rec, Provenance::default())
+        // The span JSONL hot path: with an empty provenance inlined, its handling folds away.
+        self.add(line, rec, Provenance::default())
     }
 
     /// [`record`](Self::record) for a record a trace-format reader built, with what it knows
     /// beyond the seed's fields.
     pub fn record_with(&mut self, line: u64, rec: SpanView<'_>, provenance: Provenance) {
+        self.add(line, rec, provenance)
+    }
+
+    #[inline(always)]
+    fn add(&mut self, line: u64, rec: SpanView<'_>, provenance: Provenance) {
         let name = match rec.name.as_deref() {
             Some(n) if !n.is_empty() => n,
             Some(_) => return self.skipped(line, owned(rec.span_id), "name is empty".into()),
@@ -362,7 +368,9 @@ impl ReportBuilder {
         };
         self.counts.lines += 1;
         let mut verdict = classify(&rec);
-        verdict.warnings.extend(provenance.warnings);
+        if !provenance.warnings.is_empty() {
+            verdict.warnings.extend(provenance.warnings);
+        }
         self.counts.bump(verdict.status);
         if !verdict.warnings.is_empty() {
             self.counts.warned += 1;
@@ -550,6 +558,7 @@ fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
 }
 
 /// The index of `key` in an interned table, calling `push` to append it when new.
+#[inline(always)]
 fn intern(index: &mut FxHashMap<Box<str>, u32>, key: &str, push: impl FnOnce(&str)) -> u32 {
     if let Some(&i) = index.get(key) {
         return i;

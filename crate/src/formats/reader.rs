@@ -125,6 +125,16 @@ impl Reader {
                 line_start,
                 searched,
             } => {
+                if head.is_empty() {
+                    // The common case: the first chunk holds the first line. Decide on the
+                    // chunk itself and hand it to the chosen reader without a copy.
+                    let (mut start, mut seen) = (0, 0);
+                    if let Some(first) = first_nonblank_line(chunk, &mut start, &mut seen) {
+                        let decision = detect::first_line(first);
+                        self.begin(decision, sink);
+                        return self.push(chunk, sink);
+                    }
+                }
                 head.extend_from_slice(chunk);
                 match first_nonblank_line(head, line_start, searched) {
                     Some(first) => detect::first_line(first),
