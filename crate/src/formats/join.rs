@@ -23,10 +23,10 @@
 //! The record is then built from the measures alone (bytes, SHA-256, markers), and the
 //! classifier of the span format decides the status, so the verdict rules exist once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::content::Content;
-use super::model::{Captured, ModelCall, ToolCall};
+use super::model::{Captured, ModelCall, SpanRef, ToolCall};
 use crate::check::{Join, Provenance};
 use crate::span::{ClipReason, SpanRecord};
 
@@ -60,14 +60,7 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
             .push(i);
     }
     for list in by_trace.values_mut() {
-        list.sort_by_key(|&i| {
-            let at = &models[i].at;
-            (
-                at.times.start.is_none(),
-                at.times.start.unwrap_or(0),
-                at.seq,
-            )
-        });
+        in_time_order(list, |i| &models[i].at);
     }
     let later = |tool: &ToolCall| -> Vec<usize> {
         let done = tool.at.times.end.or(tool.at.times.start);
@@ -85,33 +78,38 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
             .unwrap_or_default()
     };
 
+    // Per model call: its tool messages by call id (the first of each id), once, so each
+    // tool's lookup costs one probe per later model call, not a scan of its messages.
+    let ids: Vec<HashMap<&str, usize>> = models
+        .iter()
+        .map(|m| {
+            let mut index = HashMap::new();
+            for (k, x) in m.input.as_deref().unwrap_or_default().iter().enumerate() {
+                if let Some(id) = x.call_id.as_deref() {
+                    index.entry(id).or_insert(k);
+                }
+            }
+            index
+        })
+        .collect();
+
     let mut outcomes: Vec<Option<(Outcome, Join)>> = (0..tools.len()).map(|_| None).collect();
     let mut claimed: HashSet<(usize, usize)> = HashSet::new();
     // Tool calls left for the order join, grouped by their next model call.
-    let mut by_next: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut by_next: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
 
     for (t, tool) in tools.iter().enumerate() {
         let later = later(tool);
-        let ids_in_use = later.iter().any(|&m| {
-            models[m]
-                .input
-                .as_ref()
-                .is_ok_and(|msgs| msgs.iter().any(|x| x.call_id.is_some()))
-        });
+        let ids_in_use = tool.call_id.is_some() && later.iter().any(|&m| !ids[m].is_empty());
         if let (Some(id), true) = (&tool.call_id, ids_in_use) {
             let mut uncaptured = None;
             let mut found = None;
             for &m in &later {
-                match &models[m].input {
-                    Ok(msgs) => {
-                        if let Some(k) = msgs.iter().position(|x| x.call_id.as_ref() == Some(id)) {
-                            found = Some((m, k));
-                            break;
-                        }
-                    }
-                    Err(_) => {
-                        uncaptured.get_or_insert(m);
-                    }
+                if models[m].input.is_err() {
+                    uncaptured.get_or_insert(m);
+                } else if let Some(&k) = ids[m].get(id.as_str()) {
+                    found = Some((m, k));
+                    break;
                 }
             }
             let outcome = match (found, uncaptured) {
@@ -143,17 +141,8 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
         }
     }
 
-    let mut groups: Vec<(usize, Vec<usize>)> = by_next.into_iter().collect();
-    groups.sort_unstable();
-    for (m, mut group) in groups {
-        group.sort_by_key(|&t| {
-            let at = &tools[t].at;
-            (
-                at.times.start.is_none(),
-                at.times.start.unwrap_or(0),
-                at.seq,
-            )
-        });
+    for (m, mut group) in by_next {
+        in_time_order(&mut group, |t| &tools[t].at);
         let msgs = models[m].input.as_ref().map_or(&[][..], Vec::as_slice);
         let mut free: Vec<usize> = (0..msgs.len())
             .filter(|&k| msgs[k].trailing && !claimed.contains(&(m, k)))
@@ -199,6 +188,23 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
             build(tool, outcome, join, models)
         })
         .collect()
+}
+
+/// Sorts indexes of spans by start time, then read order (spans without a time last, in read
+/// order). One sort of plain keys, so the module carries one sort routine, not one per caller.
+fn in_time_order<'a>(indexes: &mut [usize], at: impl Fn(usize) -> &'a SpanRef) {
+    let mut keyed: Vec<(bool, i128, u64, usize)> = indexes
+        .iter()
+        .map(|&i| {
+            let at = at(i);
+            let start = at.times.start;
+            (start.is_none(), start.unwrap_or(0), at.seq, i)
+        })
+        .collect();
+    keyed.sort_unstable();
+    for (slot, key) in indexes.iter_mut().zip(keyed) {
+        *slot = key.3;
+    }
 }
 
 fn at_model(model: &ModelCall) -> String {

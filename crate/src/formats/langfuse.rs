@@ -68,11 +68,11 @@ pub(crate) fn is_trace(obj: &Map<String, Value>) -> bool {
     obj.get("observations").is_some_and(Value::is_array)
 }
 
-pub(crate) fn read_value<S: Sink>(
+pub(crate) fn read_value(
     value: &Value,
     entries: &mut Entries,
     collector: &mut Collector,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) -> Result<(), String> {
     let items = match value {
         Value::Array(items) => items.as_slice(),
@@ -104,12 +104,7 @@ fn expected(found: &Value) -> String {
     )
 }
 
-fn read_item<S: Sink>(
-    item: &Value,
-    entries: &mut Entries,
-    collector: &mut Collector,
-    sink: &mut S,
-) {
+fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
     let entry = entries.next();
     let obj = match item.as_object() {
         Some(obj) if is_observation(obj) => obj,

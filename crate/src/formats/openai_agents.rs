@@ -35,11 +35,11 @@ pub(crate) fn is_item(obj: &Map<String, Value>) -> bool {
     ) || obj.get("span_data").is_some_and(Value::is_object)
 }
 
-pub(crate) fn read_value<S: Sink>(
+pub(crate) fn read_value(
     value: &Value,
     entries: &mut Entries,
     collector: &mut Collector,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) -> Result<(), String> {
     let mut items: Vec<&Value> = Vec::new();
     match value {
@@ -78,12 +78,7 @@ fn text(obj: &Map<String, Value>, key: &str) -> Option<String> {
     as_text(obj.get(key))
 }
 
-fn read_item<S: Sink>(
-    item: &Value,
-    entries: &mut Entries,
-    collector: &mut Collector,
-    sink: &mut S,
-) {
+fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
     let entry = entries.next();
     let obj = match item.as_object() {
         Some(obj) if is_item(obj) => obj,

@@ -80,11 +80,11 @@ fn id(obj: &Map<String, Value>, camel: &str, snake: &str) -> Option<String> {
 }
 
 /// Reads one export request: every span is a tool call, a model call, or a context span.
-pub(crate) fn read_request<S: Sink>(
+pub(crate) fn read_request(
     value: &Value,
     entries: &mut Entries,
     collector: &mut Collector,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) -> Result<(), String> {
     let obj = match value.as_object() {
         Some(obj) if is_request(obj) => obj,

@@ -19,12 +19,12 @@ const EXPECTED: &str = "expected seed-000 span JSONL (one {\"name\", \"observed_
     \"traceId\": ...} items, JSON or JSONL), or OpenAI Agents SDK trace items \
     ({\"object\": \"trace.span\", \"span_data\": {...}})";
 
-fn read_value<S: Sink>(
+fn read_value(
     format: Format,
     value: &Value,
     entries: &mut Entries,
     collector: &mut Collector,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) -> Result<(), String> {
     match format {
         Format::Otlp => match value {
@@ -260,12 +260,12 @@ fn span_line<S: Sink>(sink: &mut S, line_no: u64, line: &[u8]) {
     }
 }
 
-fn json_line<S: Sink>(
+fn json_line(
     format: Format,
     line_no: u64,
     line: &[u8],
     collector: &mut Collector,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) {
     let line = if line_no == 1 { strip_bom(line) } else { line };
     if line.iter().all(u8::is_ascii_whitespace) {
@@ -281,7 +281,7 @@ fn json_line<S: Sink>(
     }
 }
 
-fn read_document<S: Sink>(option: FormatOption, buf: &[u8], sink: &mut S) {
+fn read_document(option: FormatOption, buf: &[u8], sink: &mut dyn Sink) {
     let mut collector = Collector::default();
     let mut entries = Entries::document();
     let (format, result) = match serde_json::from_slice::<Value>(buf) {

@@ -24,11 +24,11 @@ pub(crate) enum Read {
     Context(String),
 }
 
-pub(crate) fn interpret<S: Sink>(
+pub(crate) fn interpret(
     span: OtelSpan,
     entry: u64,
     collector: &mut Collector,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) {
     let (read, source) = if span.attrs.contains_key(openinference::SPAN_KIND) {
         (openinference::read(&span), "openinference")
