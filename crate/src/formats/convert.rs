@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{FormatOption, Reader, Sink};
 use crate::check::{Invalid, Provenance, ReadAs, Skipped};
-use crate::span::{SpanRecord, SpanView};
+use crate::span::{InvalidKind, SpanRecord, SpanView};
 
 /// Seed-000 span JSONL written from any supported format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,8 +59,8 @@ impl Sink for ConvertSink {
             reason,
         });
     }
-    fn invalid(&mut self, line: u64, error: String) {
-        self.invalid.push(Invalid { line, error });
+    fn invalid(&mut self, line: u64, kind: InvalidKind, error: String) {
+        self.invalid.push(Invalid { line, kind, error });
     }
     fn blank(&mut self) {}
     fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {

@@ -21,6 +21,7 @@ use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
 use super::semconv::as_text;
 use super::{describe, Collector, Entries, Sink};
+use crate::span::InvalidKind;
 
 const TYPES: [&str; 10] = [
     "SPAN",
@@ -108,7 +109,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
     let entry = entries.next();
     let obj = match item.as_object() {
         Some(obj) if is_observation(obj) => obj,
-        _ => return sink.invalid(entry, expected(item)),
+        _ => return sink.invalid(entry, InvalidKind::UnknownFormat, expected(item)),
     };
     let id = text(obj, "id", "id");
     let parent = text(obj, "parentObservationId", "parent_observation_id");

@@ -75,7 +75,7 @@ use serde_json::Value;
 
 use crate::check::{Provenance, ReadAs, ReportBuilder};
 use crate::error::Coded;
-use crate::span::{SpanRecord, SpanView};
+use crate::span::{InvalidKind, SpanRecord, SpanView};
 use model::{ModelCall, SpanRef, Times, ToolCall};
 
 pub use convert::{convert_to_spans, Conversion};
@@ -219,7 +219,7 @@ pub(crate) trait Sink {
         reason: String,
     );
     fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String);
-    fn invalid(&mut self, line: u64, error: String);
+    fn invalid(&mut self, line: u64, kind: InvalidKind, error: String);
     fn blank(&mut self);
     fn set_format(&mut self, format: &str, read_as: Option<ReadAs>);
 }
@@ -244,8 +244,8 @@ impl Sink for ReportBuilder {
     fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
         ReportBuilder::skipped(self, line, span_id, reason);
     }
-    fn invalid(&mut self, line: u64, error: String) {
-        ReportBuilder::invalid(self, line, error);
+    fn invalid(&mut self, line: u64, kind: InvalidKind, error: String) {
+        ReportBuilder::invalid(self, line, kind, error);
     }
     fn blank(&mut self) {
         ReportBuilder::blank(self);

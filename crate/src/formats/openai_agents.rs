@@ -26,6 +26,7 @@ use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
 use super::semconv::as_text;
 use super::{describe, Collector, Entries, Sink};
+use crate::span::InvalidKind;
 
 /// An exported trace or span item.
 pub(crate) fn is_item(obj: &Map<String, Value>) -> bool {
@@ -82,7 +83,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
     let entry = entries.next();
     let obj = match item.as_object() {
         Some(obj) if is_item(obj) => obj,
-        _ => return sink.invalid(entry, expected(item)),
+        _ => return sink.invalid(entry, InvalidKind::UnknownFormat, expected(item)),
     };
     let id = text(obj, "id").or_else(|| text(obj, "span_id"));
     if obj.get("object").and_then(Value::as_str) == Some("trace") {

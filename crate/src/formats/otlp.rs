@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 
 use super::model::Times;
 use super::{describe, Collector, Entries, Sink};
+use crate::span::InvalidKind;
 
 /// A span of an OTLP export, with its attributes as plain JSON values.
 #[derive(Debug, Clone, Default)]
@@ -100,6 +101,7 @@ pub(crate) fn read_request(
         let Some(resource) = resource.as_object() else {
             sink.invalid(
                 entries.next(),
+                InvalidKind::NotAnObject,
                 "a resourceSpans entry is not an object".into(),
             );
             continue;
@@ -115,7 +117,8 @@ pub(crate) fn read_request(
         }
         for scope in scopes {
             let Some(scope) = scope.as_object() else {
-                sink.invalid(entries.next(), "a scopeSpans entry is not an object".into());
+                let why = "a scopeSpans entry is not an object".into();
+                sink.invalid(entries.next(), InvalidKind::NotAnObject, why);
                 continue;
             };
             for span in array(scope, "spans", "spans") {
@@ -125,7 +128,10 @@ pub(crate) fn read_request(
                     Some(span) => {
                         super::semconv::interpret(read_span(span), entry, collector, sink)
                     }
-                    None => sink.invalid(entry, format!("a span is {}", describe(span))),
+                    None => {
+                        let why = format!("a span is {}", describe(span));
+                        sink.invalid(entry, InvalidKind::NotAnObject, why);
+                    }
                 }
             }
         }

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::check::ReadAs;
 use crate::lines::LineSplitter;
-use crate::span::parse_view;
+use crate::span::{parse_view, InvalidKind};
 
 /// What was expected of an input no reader understood.
 const EXPECTED: &str = "expected seed-000 span JSONL (one {\"name\", \"observed_bytes\", \
@@ -256,7 +256,7 @@ fn span_line<S: Sink>(sink: &mut S, line_no: u64, line: &[u8]) {
     }
     match parse_view(line) {
         Ok(rec) => sink.span(line_no, rec),
-        Err(e) => sink.invalid(line_no, e.0),
+        Err(e) => sink.invalid(line_no, e.kind, e.message),
     }
 }
 
@@ -273,11 +273,14 @@ fn json_line(
     }
     let value = match serde_json::from_slice::<Value>(line) {
         Ok(v) => v,
-        Err(e) => return sink.invalid(line_no, format!("not valid JSON: {}", json_error(&e))),
+        Err(e) => {
+            let why = format!("not valid JSON: {}", json_error(&e));
+            return sink.invalid(line_no, json_kind(line), why);
+        }
     };
     let mut entries = Entries::line(line_no);
     if let Err(error) = read_value(format, &value, &mut entries, collector, sink) {
-        sink.invalid(line_no, error);
+        sink.invalid(line_no, InvalidKind::UnknownFormat, error);
     }
 }
 
@@ -287,33 +290,35 @@ fn read_document(option: FormatOption, buf: &[u8], sink: &mut dyn Sink) {
     let (format, result) = match serde_json::from_slice::<Value>(buf) {
         Err(e) => {
             let name = option.forced().map_or("unknown", Format::as_str);
-            (
-                name,
-                Err(format!(
-                    "not valid JSON (line {} column {}): {}; read as one JSON document \
-                     because the input starts like one",
-                    e.line(),
-                    e.column(),
-                    json_error(&e)
-                )),
-            )
+            let why = format!(
+                "not valid JSON (line {} column {}): {}; read as one JSON document because \
+                 the input starts like one",
+                e.line(),
+                e.column(),
+                json_error(&e)
+            );
+            (name, Err((json_kind(buf), why)))
         }
         Ok(value) => match option.forced().or_else(|| detect::format_of(&value)) {
             Some(f) => (
                 f.as_str(),
-                read_value(f, &value, &mut entries, &mut collector, sink),
+                read_value(f, &value, &mut entries, &mut collector, sink)
+                    .map_err(|why| (InvalidKind::UnknownFormat, why)),
             ),
             None => (
                 "unknown",
-                Err(format!(
-                    "not a recognised trace format: {EXPECTED}; found {}",
-                    describe(&value)
+                Err((
+                    InvalidKind::UnknownFormat,
+                    format!(
+                        "not a recognised trace format: {EXPECTED}; found {}",
+                        describe(&value)
+                    ),
                 )),
             ),
         },
     };
-    if let Err(error) = result {
-        sink.invalid(entries.next(), error);
+    if let Err((kind, why)) = result {
+        sink.invalid(entries.next(), kind, why);
     }
     let conventions = collector.finish(sink);
     sink.set_format(
@@ -323,6 +328,18 @@ fn read_document(option: FormatOption, buf: &[u8], sink: &mut dyn Sink) {
             conventions,
         }),
     );
+}
+
+/// Why bytes that serde_json rejected are not JSON: binary data (a NUL byte), text that is
+/// not UTF-8, or malformed JSON.
+fn json_kind(bytes: &[u8]) -> InvalidKind {
+    if bytes.contains(&0) {
+        InvalidKind::Binary
+    } else if std::str::from_utf8(bytes).is_err() {
+        InvalidKind::NotUtf8
+    } else {
+        InvalidKind::NotJson
+    }
 }
 
 /// serde_json's message without its " at line L column C" suffix.
