@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use common::Rng;
 use toolslice::check::{check_bytes, render, CheckOptions, Checker, Join, Report, Status};
 use toolslice::formats::{convert_to_spans, FormatOption, Layout};
+use toolslice::span::InvalidKind;
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -481,6 +482,7 @@ fn inputs_in_no_format_get_one_clear_error() {
     assert!(r.invalid[0]
         .error
         .contains("found an object with keys hello"));
+    assert_eq!(r.invalid[0].kind, InvalidKind::UnknownFormat);
     assert_eq!(r.exit_code, 1);
 
     let r = check(b"[\n  {\"resourceSpans\": [\n", FormatOption::Auto);
@@ -492,6 +494,7 @@ fn inputs_in_no_format_get_one_clear_error() {
         "{:?}",
         r.invalid
     );
+    assert_eq!(r.invalid[0].kind, InvalidKind::NotJson);
 
     // A format forced on another format's input says what it expected, per line.
     let r = check(&fixture("openai-agents.jsonl"), FormatOption::Langfuse);
