@@ -38,7 +38,10 @@ fn check(input: &[u8], runs: usize) {
     let mut spans = 0;
     for _ in 0..runs {
         let start = Instant::now();
-        let mut checker = Checker::new(CheckOptions { flagged_only: true });
+        let mut checker = Checker::new(CheckOptions {
+            flagged_only: true,
+            ..CheckOptions::default()
+        });
         for chunk in input.chunks(1 << 20) {
             checker.push(chunk);
         }

@@ -9,6 +9,7 @@ import { UsageError, context } from './cli/common.mjs';
 
 const commands = {
   check: () => import('./cli/check.mjs'),
+  convert: () => import('./cli/convert.mjs'),
   hash: () => import('./cli/hash.mjs'),
   record: () => import('./cli/record.mjs'),
   gate: () => import('./cli/gate.mjs'),

@@ -12,6 +12,7 @@
 
 pub mod check;
 pub mod error;
+pub mod formats;
 mod fxhash;
 pub mod lines;
 pub mod span;

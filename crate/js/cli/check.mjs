@@ -4,15 +4,19 @@ import { parse, readChunks, UsageError } from './common.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
 
-const usage = `usage: toolslice check [--json | --jsonl] [--flagged-only] [FILE...]
+const usage = `usage: toolslice check [--json | --jsonl] [--flagged-only] [--format NAME] [FILE...]
 
-Reads seed-000 span JSONL (one span record per line) from each FILE, or stdin when no
-FILE is given, and prints the seed's table (default), the JSON report (--json), or one
-JSON row per line (--jsonl).
+Reads each FILE, or stdin when no FILE is given, and prints the seed's table (default), the
+JSON report (--json), or one JSON row per line (--jsonl). Accepts seed-000 span JSONL (one
+span record per line) and the traces people already have: OTLP JSON (a document, or the
+Collector file exporter's one request per line) with OpenTelemetry GenAI or OpenInference
+attributes, Langfuse observation exports, and OpenAI Agents SDK trace exports. Each tool
+result is joined with what a later model call received, and both are measured.
 
   --json           the whole report as JSON (several files: {"files":[...],"exit_code":N})
   --jsonl          one JSON object per row, in priority order
   --flagged-only   list only rows that are not ok (counts still cover every span)
+  --format NAME    auto (default: detected per file), spans, otlp, langfuse, openai_agents
 
 exit status: 0 every span is fine or declared its clip; 1 a silent clip, an incomplete span
 or an invalid line; 2 a usage or I/O error.`;
@@ -26,13 +30,14 @@ export async function run(args, { toolslice, stdout, stderr }) {
       json: { type: 'boolean' },
       jsonl: { type: 'boolean' },
       'flagged-only': { type: 'boolean' },
+      format: { type: 'string' },
     },
   });
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (values.json && values.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
   const files = positionals.length ? positionals : ['-'];
-  const options = { flaggedOnly: Boolean(values['flagged-only']) };
+  const options = { flaggedOnly: Boolean(values['flagged-only']), format: values.format ?? 'auto' };
 
   const results = [];
   for (const file of files) {

@@ -25,7 +25,7 @@ mod stream;
 pub use classify::{classify, clip_ratio, Status, Verdict};
 pub use compare::{compare_span_runs, InjectedChange, SliceSide, SpanRunDiff};
 pub use report::{
-    BuilderStats, CheckOptions, ClipHistogram, Counts, Invalid, Report, ReportBuilder, Rollup, Row,
-    Skipped, ToolStats, MAX_LISTED,
+    BuilderStats, CheckOptions, ClipHistogram, Counts, Invalid, Join, Provenance, ReadAs, Report,
+    ReportBuilder, Rollup, Row, Skipped, ToolStats, MAX_LISTED,
 };
 pub use stream::{check_bytes, Checker};

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use super::report::Report;
+use crate::formats::Layout;
 
 /// The seed's table: a header, one row per span in priority order, a blank line, then
 /// `# silent_clip=N incomplete=N total=N`.
@@ -39,20 +40,67 @@ pub fn table(report: &Report) -> String {
     if report.flagged_only {
         let _ = writeln!(out, "# rows: flagged only ({} ok rows not listed)", c.ok);
     }
+    // Trace formats read as one document number their entries (spans) instead of lines.
+    let at = match &report.read_as {
+        Some(r) if r.layout == Layout::Document => "entry",
+        _ => "line",
+    };
+    if let Some(read_as) = &report.read_as {
+        let conventions = if read_as.conventions.is_empty() {
+            String::new()
+        } else {
+            format!(", conventions: {}", read_as.conventions.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "# read as: {} ({}{})",
+            report.format,
+            read_as.layout.as_str(),
+            conventions
+        );
+    }
     for row in report.rows.iter().filter(|r| !r.warnings.is_empty()) {
         for w in &row.warnings {
-            let _ = writeln!(out, "# warning line {}: {}", row.line, w);
+            let _ = writeln!(out, "# warning {at} {}: {}", row.line, w);
         }
     }
-    for s in &report.skipped {
-        let _ = writeln!(out, "# skipped line {}: {}", s.line, s.reason);
+    for row in report.rows.iter().filter(|r| !r.notes.is_empty()) {
+        let span = row.span_id.as_deref().unwrap_or("-");
+        let join = row.join.map_or("", |j| j.as_str());
+        for n in &row.notes {
+            let _ = writeln!(out, "# note {at} {} ({span}, join={join}): {n}", row.line);
+        }
+    }
+    if report.read_as.is_some() {
+        // Trace formats skip every span that is not a tool call: one line per reason.
+        let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();
+        for s in &report.skipped {
+            match groups.iter_mut().find(|(reason, _)| *reason == s.reason) {
+                Some((_, lines)) => lines.push(s.line),
+                None => groups.push((&s.reason, vec![s.line])),
+            }
+        }
+        for (reason, lines) in groups {
+            let shown: Vec<String> = lines.iter().take(12).map(u64::to_string).collect();
+            let more = if lines.len() > 12 { ", ..." } else { "" };
+            let _ = writeln!(
+                out,
+                "# skipped {} ({reason}): {at} {}{more}",
+                lines.len(),
+                shown.join(", ")
+            );
+        }
+    } else {
+        for s in &report.skipped {
+            let _ = writeln!(out, "# skipped line {}: {}", s.line, s.reason);
+        }
     }
     let unlisted = c.skipped - report.skipped.len() as u64;
     if unlisted > 0 {
         let _ = writeln!(out, "# ... and {unlisted} more skipped lines");
     }
     for i in &report.invalid {
-        let _ = writeln!(out, "# invalid line {}: {}", i.line, i.error);
+        let _ = writeln!(out, "# invalid {at} {}: {}", i.line, i.error);
     }
     let unlisted = c.invalid - report.invalid.len() as u64;
     if unlisted > 0 {
@@ -66,7 +114,11 @@ pub fn table(report: &Report) -> String {
             out,
             "# parent {} ({}) hides silent_clip={} incomplete={}: {}",
             r.span_id,
-            r.own_status.map_or("not in this input", |s| s.as_str()),
+            match (r.own_status, r.line) {
+                (Some(status), _) => status.as_str(),
+                (None, Some(_)) => "not a tool span",
+                (None, None) => "not in this input",
+            },
             r.silent_clip,
             r.incomplete,
             r.flagged.join(",")

@@ -12,6 +12,7 @@ use crate::fxhash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::classify::{classify, clip_ratio, Status};
+use crate::formats::{FormatOption, Layout};
 use crate::span::{InvalidKind, SpanView};
 
 /// At most this many invalid and skipped entries are listed (the counts cover all): a
@@ -41,6 +42,53 @@ pub struct Row {
     pub model_context_limit_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// How the tool result was matched with what a later model call received (trace formats
+    /// only; absent for seed-000 span JSONL, whose records carry both sides already).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<Join>,
+    /// Why a length is missing, where a declared clip was found, and the like (trace formats
+    /// only). Notes explain the status; they do not change it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// `injected_tokens` is an estimate (bytes / 4, rounded up), not a count an API reported:
+    /// trace formats record tokens per model call, never per tool message.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub injected_tokens_estimated: bool,
+}
+
+/// How a tool result was matched with the input of a later model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Join {
+    /// The tool span's call id equals the id on a tool message of a later model call.
+    ToolCallId,
+    /// No usable ids: the k-th tool call before a model call was paired with the k-th tool
+    /// message after that call's last assistant message (same tool name when both say one).
+    Order,
+    /// Nothing to pair with: see the row's notes for why.
+    Unmatched,
+}
+
+impl Join {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Join::ToolCallId => "tool_call_id",
+            Join::Order => "order",
+            Join::Unmatched => "unmatched",
+        }
+    }
+}
+
+/// What a trace-format reader knows about a record beyond the seed's fields; stored on the
+/// row as is. The default (all empty) is what a seed-000 span line gets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provenance {
+    pub join: Option<Join>,
+    pub notes: Vec<String>,
+    /// Warnings of the reader (a length equal to an SDK attribute limit ...), added to the
+    /// classifier's.
+    pub warnings: Vec<String>,
+    pub injected_tokens_estimated: bool,
 }
 
 /// A line that could not be read as a span record.
@@ -74,7 +122,8 @@ pub struct Counts {
     pub invalid: u64,
     pub skipped: u64,
     pub blank: u64,
-    /// Every line of the input: `total + invalid + skipped + blank`.
+    /// Every entry of the input: `total + invalid + skipped + blank`. An entry is a line of
+    /// span JSONL; for trace formats, a span (or an unreadable line or document).
     pub lines: u64,
     /// Rows that carry a warning (an unknown `clip_reason`, say).
     pub warned: u64,
@@ -125,8 +174,9 @@ pub struct BuilderStats {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rollup {
     pub span_id: String,
-    /// The parent's own status, or `None` when the parent has no record in this input
-    /// (a turn or agent span that the exporter did not write as a tool span).
+    /// The parent's own status, or `None` when the parent is not a tool span: absent from
+    /// this input (a turn or agent span that the exporter did not write as a tool span), or
+    /// present as an agent, turn or model-call span of a trace format (then `line` is set).
     pub own_status: Option<Status>,
     pub line: Option<u64>,
     pub name: Option<String>,
@@ -166,13 +216,29 @@ pub struct CheckOptions {
     /// Keep only rows that are not `ok` (plus rows with warnings); all counts and
     /// summaries still cover every span. For runs too large to list.
     pub flagged_only: bool,
+    /// Which reader to use: `auto` (the default) detects it from the first non-blank line.
+    pub format: FormatOption,
+}
+
+/// How a trace-format input was laid out and which conventions its spans followed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadAs {
+    /// `lines` (one JSON value per line, read as it streams in) or `document` (one JSON
+    /// document, read whole).
+    pub layout: Layout,
+    /// The semantic conventions found on spans (`gen_ai`, `openinference`), in that order.
+    pub conventions: Vec<String>,
 }
 
 /// The checked run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// Which reader understood the input (`spans` is seed 000's JSONL).
+    /// Which reader understood the input (`spans` is seed 000's JSONL; see
+    /// [`crate::formats::Format`]), or `unknown` when none did.
     pub format: String,
+    /// Layout and conventions of a trace-format input; absent for seed-000 span JSONL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_as: Option<ReadAs>,
     /// Rows in priority order (worst first), then by line.
     pub rows: Vec<Row>,
     pub counts: Counts,
@@ -201,9 +267,16 @@ struct ToolAcc {
 /// into an interned table: a run has millions of spans but few distinct parents.
 struct Node {
     parent: Option<u32>,
-    status: Status,
+    /// `None` for a span that is not a tool span (an agent or model call of a trace format).
+    status: Option<Status>,
     line: u64,
-    tool: u32,
+    name: NodeName,
+}
+
+enum NodeName {
+    /// An index into the tools table.
+    Tool(u32),
+    Other(Box<str>),
 }
 
 /// Accumulates a report from lines or records. Used by the streaming checker and by the
@@ -215,6 +288,7 @@ struct Node {
 pub struct ReportBuilder {
     options: CheckOptions,
     format: String,
+    read_as: Option<ReadAs>,
     rows: Vec<Row>,
     counts: Counts,
     invalid: Vec<Invalid>,
@@ -250,6 +324,40 @@ impl ReportBuilder {
         self.format = format.to_string();
     }
 
+    /// Layout and conventions of a trace-format input.
+    pub fn set_read_as(&mut self, read_as: Option<ReadAs>) {
+        self.read_as = read_as;
+    }
+
+    /// A span of a trace format that is not a tool call (an agent, a turn, a model call):
+    /// counted as skipped with its reason, and kept in the span graph so the rollup walks
+    /// through it from a failing tool span to every ancestor.
+    pub fn context_span(
+        &mut self,
+        line: u64,
+        span_id: Option<String>,
+        parent_id: Option<String>,
+        name: Option<String>,
+        reason: String,
+    ) {
+        if let Some(id) = span_id.as_deref() {
+            if !self.graph.contains_key(id) {
+                let parent = parent_id.as_deref().filter(|p| !p.is_empty()).map(|p| {
+                    let parents = &mut self.parents;
+                    intern(&mut self.parent_index, p, |n| parents.push(n.into()))
+                });
+                let node = Node {
+                    parent,
+                    status: None,
+                    line,
+                    name: NodeName::Other(name.unwrap_or_default().into()),
+                };
+                self.graph.insert(id.into(), node);
+            }
+        }
+        self.skipped(line, span_id, reason);
+    }
+
     pub fn blank(&mut self) {
         self.counts.blank += 1;
         self.counts.lines += 1;
@@ -277,13 +385,28 @@ impl ReportBuilder {
 
     /// Adds one record read from `line`: a row, or a skip when it names no tool.
     pub fn record(&mut self, line: u64, rec: SpanView<'_>) {
+        // The span JSONL hot path: with an empty provenance inlined, its handling folds away.
+        self.add(line, rec, Provenance::default())
+    }
+
+    /// [`record`](Self::record) for a record a trace-format reader built, with what it knows
+    /// beyond the seed's fields.
+    pub fn record_with(&mut self, line: u64, rec: SpanView<'_>, provenance: Provenance) {
+        self.add(line, rec, provenance)
+    }
+
+    #[inline(always)]
+    fn add(&mut self, line: u64, rec: SpanView<'_>, provenance: Provenance) {
         let name = match rec.name.as_deref() {
             Some(n) if !n.is_empty() => n,
             Some(_) => return self.skipped(line, owned(rec.span_id), "name is empty".into()),
             None => return self.skipped(line, owned(rec.span_id), "record has no name".into()),
         };
         self.counts.lines += 1;
-        let verdict = classify(&rec);
+        let mut verdict = classify(&rec);
+        if !provenance.warnings.is_empty() {
+            verdict.warnings.extend(provenance.warnings);
+        }
         self.counts.bump(verdict.status);
         if !verdict.warnings.is_empty() {
             self.counts.warned += 1;
@@ -317,9 +440,9 @@ impl ReportBuilder {
             if !self.graph.contains_key(id) {
                 let node = Node {
                     parent,
-                    status: verdict.status,
+                    status: Some(verdict.status),
                     line,
-                    tool,
+                    name: NodeName::Tool(tool),
                 };
                 self.graph.insert(id.into(), node);
             }
@@ -367,6 +490,9 @@ impl ReportBuilder {
                 prompt_builder_version: rec.prompt_builder_version,
                 model_context_limit_tokens: rec.model_context_limit_tokens,
                 warnings: verdict.warnings,
+                join: provenance.join,
+                notes: provenance.notes,
+                injected_tokens_estimated: provenance.injected_tokens_estimated,
             });
         }
     }
@@ -409,6 +535,7 @@ impl ReportBuilder {
         let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
         Report {
             format: self.format,
+            read_as: self.read_as,
             rows: self.rows,
             invalid: self.invalid,
             skipped: self.skipped,
@@ -437,13 +564,16 @@ impl ReportBuilder {
                 seen.push(pid);
                 let id = &*self.parents[pid as usize];
                 let node = self.graph.get(id);
-                let own = node.map(|n| n.status);
+                let own = node.and_then(|n| n.status);
                 if !own.is_some_and(Status::fails_run) {
                     let entry = entries.entry(pid).or_insert_with(|| Rollup {
                         span_id: id.to_string(),
                         own_status: own,
                         line: node.map(|n| n.line),
-                        name: node.map(|n| self.tools[n.tool as usize].0.to_string()),
+                        name: node.map(|n| match &n.name {
+                            NodeName::Tool(t) => self.tools[*t as usize].0.to_string(),
+                            NodeName::Other(name) => name.to_string(),
+                        }),
                         silent_clip: 0,
                         incomplete: 0,
                         flagged: Vec::new(),
@@ -470,6 +600,7 @@ fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
 }
 
 /// The index of `key` in an interned table, calling `push` to append it when new.
+#[inline(always)]
 fn intern(index: &mut FxHashMap<Box<str>, u32>, key: &str, push: impl FnOnce(&str)) -> u32 {
     if let Some(&i) = index.get(key) {
         return i;

@@ -4,18 +4,34 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{error_with_code, from_js, to_js};
+use super::{error_with_code, from_js, into_error, to_js};
 use crate::check::{compare_span_runs, render, CheckOptions, Checker as CoreChecker, Report};
+use crate::formats::FormatOption;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CHECK: &'static str = r#"
 /** Bytes of an exported run: text, or raw bytes (any chunk boundary is fine). */
 export type Input = string | Uint8Array | ArrayBuffer;
 
+/** A reader of one input format. */
+export type Format = "spans" | "otlp" | "langfuse" | "openai_agents";
+/** `auto` (the default) detects the format from the first non-blank line. */
+export type FormatOption = "auto" | Format;
+
 export interface CheckOptions {
   /** Keep only rows that are not `ok` (counts and summaries still cover every span). */
   flaggedOnly?: boolean;
+  /**
+   * Which reader to use: seed-000 span JSONL (`spans`), OTLP JSON traces with OpenTelemetry
+   * GenAI or OpenInference attributes (`otlp`), Langfuse observation exports (`langfuse`), or
+   * OpenAI Agents SDK trace exports (`openai_agents`). An unknown name throws an `Error` with
+   * code `unknown_format`.
+   */
+  format?: FormatOption;
 }
+
+/** How a tool result was matched with what a later model call received. */
+export type Join = "tool_call_id" | "order" | "unmatched";
 
 export type Status = "silent_clip" | "incomplete" | "hash_mismatch" | "clipped" | "ok";
 
@@ -47,6 +63,19 @@ export interface Row {
   model_context_limit_tokens: number | null;
   /** Present when the row has problems that do not change its status. */
   warnings?: string[];
+  /**
+   * Trace formats only: `tool_call_id` (same call id on the tool span and a later model
+   * call's tool message), `order` (no usable ids: paired by position and tool name), or
+   * `unmatched` (no later model call in the trace).
+   */
+  join?: Join;
+  /**
+   * Trace formats only: why a length is missing (`not_captured: ...`), a result no later
+   * model call received (`not_received: ...`), the marker that declared a cut, and the like.
+   */
+  notes?: string[];
+  /** Trace formats only: `injected_tokens` is bytes / 4 rounded up, not a count an API reported. */
+  injected_tokens_estimated?: true;
 }
 
 export interface Counts {
@@ -54,7 +83,10 @@ export interface Counts {
   /** Rows (tool spans) of every status. */
   total: number;
   invalid: number; skipped: number; blank: number;
-  /** Every input line: total + invalid + skipped + blank. */
+  /**
+   * Every entry of the input: total + invalid + skipped + blank. An entry is a line of span
+   * JSONL; for trace formats, a span (or an unreadable line or document).
+   */
   lines: number;
   /** Rows that carry a warning. */
   warned: number;
@@ -82,13 +114,23 @@ export interface BuilderStats {
 }
 export interface Rollup {
   span_id: string;
-  /** null when the parent has no record in the input. */
+  /**
+   * null when the parent is not a tool span: absent from the input (`line` null), or an
+   * agent, turn or model-call span of a trace format (`line` set).
+   */
   own_status: Status | null;
   line: number | null;
   name: string | null;
   silent_clip: number;
   incomplete: number;
   flagged: string[];
+}
+
+/** How a trace-format input was laid out, and the conventions its spans followed. */
+export interface ReadAs {
+  /** `lines`: one JSON value per line (streamed); `document`: one JSON document. */
+  layout: "lines" | "document";
+  conventions: ("gen_ai" | "openinference")[];
 }
 
 /** One side of a tool call paired across two runs. */
@@ -115,7 +157,10 @@ export interface SpanRunDiff {
 
 /** The checked run, as plain data. */
 export interface Report {
-  format: string;
+  /** The reader that understood the input; `unknown` when none did (see `invalid`). */
+  format: Format | "unknown";
+  /** Trace formats only. */
+  read_as?: ReadAs;
   rows: Row[];
   counts: Counts;
   invalid: InvalidLine[];
@@ -150,6 +195,7 @@ extern "C" {
 #[serde(rename_all = "camelCase", default)]
 struct Options {
     flagged_only: bool,
+    format: Option<String>,
 }
 
 fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
@@ -159,6 +205,14 @@ fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
     };
     Ok(CheckOptions {
         flagged_only: opts.flagged_only,
+        format: format_option(opts.format.as_deref())?,
+    })
+}
+
+/// A `format` option: absent means `auto`; an unknown name is an `unknown_format` error.
+pub(crate) fn format_option(name: Option<&str>) -> Result<FormatOption, JsValue> {
+    name.map_or(Ok(FormatOption::Auto), |n| {
+        FormatOption::parse(n).map_err(into_error)
     })
 }
 
@@ -277,7 +331,7 @@ impl CheckReport {
     }
 }
 
-/// Checks a whole seed-000 span JSONL input at once.
+/// Checks a whole input at once (any supported format; see `CheckOptions.format`).
 #[wasm_bindgen(js_name = checkSpans)]
 pub fn check_spans(
     input: &JsInput,

@@ -16,6 +16,7 @@ use crate::error::Coded;
 
 pub mod canonical;
 pub mod check;
+pub mod formats;
 pub mod gate;
 pub mod hash;
 pub mod hop;

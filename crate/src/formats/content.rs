@@ -1,0 +1,283 @@
+//! Measuring a captured string: its UTF-8 length, SHA-256, a preview, and the signatures of
+//! cuts and redactions written into it.
+//!
+//! A trace records strings (a tool result, a tool message the model received); the checker
+//! needs only their measures. Each string is measured once, when it is read, into a
+//! [`Content`], and then dropped: the join and the report never hold the text itself, so
+//! memory stays bounded by the number of spans, not by the size of what the tools returned.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// The measures of one captured string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Content {
+    /// UTF-8 bytes.
+    pub bytes: u64,
+    /// Unicode scalar values (SDK attribute limits count characters, not bytes).
+    pub chars: u64,
+    /// Full lowercase hex SHA-256 of the UTF-8 bytes.
+    pub sha256: String,
+    /// SHA-256 of the compact JSON form when the text is a JSON object or array (or was a
+    /// structured value in the trace): two serializations of the same value compare equal.
+    pub json_sha256: Option<String>,
+    /// The first 128 characters.
+    pub preview: String,
+    /// Cut markers (`...[truncated 120 chars]`, `[... 4000 bytes omitted ...]` ...): how many,
+    /// and the first one.
+    pub cut_markers: u32,
+    pub first_cut_marker: Option<String>,
+    /// Redaction markers (`__REDACTED__`, `[REDACTED]` ...): how many, and the first one.
+    pub redactions: u32,
+    pub first_redaction: Option<String>,
+}
+
+/// OpenInference's placeholder for a value its tracer hid (`OPENINFERENCE_HIDE_*`).
+pub(crate) const OPENINFERENCE_REDACTED: &str = "__REDACTED__";
+
+/// Attribute value length limits that SDKs and exporters commonly apply. A value whose length
+/// is exactly one of these was probably cut by the exporter, without saying so.
+pub(crate) const ATTRIBUTE_LIMITS: [u64; 3] = [4096, 12000, 32000];
+
+const PREVIEW_CHARS: usize = 128;
+
+impl Content {
+    /// Measures a string.
+    pub fn of_text(text: &str) -> Content {
+        let json_sha256 = match text.trim_start().as_bytes().first() {
+            Some(b'{' | b'[') => serde_json::from_str::<Value>(text)
+                .ok()
+                .map(|v| sha256_hex(compact(&v).as_bytes())),
+            _ => None,
+        };
+        Content::measure(text, json_sha256)
+    }
+
+    /// Measures a JSON value from a trace: a string is itself; anything else is measured as
+    /// its compact JSON text, which is what a client sends when it serializes the value.
+    pub fn of_value(value: &Value) -> Content {
+        match value {
+            Value::String(s) => Content::of_text(s),
+            other => {
+                let text = compact(other);
+                let digest = matches!(other, Value::Object(_) | Value::Array(_))
+                    .then(|| sha256_hex(text.as_bytes()));
+                Content::measure(&text, digest)
+            }
+        }
+    }
+
+    fn measure(text: &str, json_sha256: Option<String>) -> Content {
+        let preview = match text.char_indices().nth(PREVIEW_CHARS) {
+            Some((cut, _)) => text[..cut].to_string(),
+            None => text.to_string(),
+        };
+        let (cut_markers, first_cut_marker) = find_markers(text, &CUT_WORDS);
+        let (mut redactions, mut first_redaction) = find_markers(text, &REDACT_WORDS);
+        let bare = text.matches(OPENINFERENCE_REDACTED).count() as u32;
+        if bare > 0 {
+            redactions += bare;
+            first_redaction.get_or_insert_with(|| OPENINFERENCE_REDACTED.to_string());
+        }
+        Content {
+            bytes: text.len() as u64,
+            chars: text.chars().count() as u64,
+            sha256: sha256_hex(text.as_bytes()),
+            json_sha256,
+            preview,
+            cut_markers,
+            first_cut_marker,
+            redactions,
+            first_redaction,
+        }
+    }
+
+    /// A warning when the length equals a common SDK attribute limit.
+    pub fn limit_warning(&self, what: &str) -> Option<String> {
+        let (n, unit) = if ATTRIBUTE_LIMITS.contains(&self.chars) {
+            (self.chars, "characters")
+        } else if ATTRIBUTE_LIMITS.contains(&self.bytes) {
+            (self.bytes, "bytes")
+        } else {
+            return None;
+        };
+        Some(format!(
+            "likely silent clip: the {what} is exactly {n} {unit}, a common SDK attribute \
+             length limit; the exporter may have cut it without saying so"
+        ))
+    }
+}
+
+/// The text of a JSON value as a client would send it: strings as they are, everything else
+/// as compact JSON.
+pub(crate) fn text_of(value: &Value) -> Cow<'_, str> {
+    match value {
+        Value::String(s) => Cow::Borrowed(s),
+        other => Cow::Owned(compact(other)),
+    }
+}
+
+fn compact(value: &Value) -> String {
+    // Serializing a Value cannot fail: its keys are strings.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// SHA-256 as lowercase hex (64 characters), from the crate's one hashing module.
+fn sha256_hex(bytes: &[u8]) -> String {
+    crate::hash::sha256_hex(bytes)
+}
+
+/// Words that, inside brackets, mark a cut: `[truncated]`, `(output truncated)`,
+/// `<... 4000 bytes omitted ...>`, `[... 12 lines elided ...]`.
+const CUT_WORDS: [&str; 3] = ["truncat", "omitted", "elided"];
+/// Words that, inside brackets, mark a redaction: `[REDACTED]`, `<redacted:email>`.
+const REDACT_WORDS: [&str; 1] = ["redact"];
+
+/// Longest marker we accept, in bytes, on either side of its keyword.
+const MARKER_REACH: usize = 120;
+
+/// Finds bracketed markers containing one of `words` (ASCII case-insensitive): `[`, `(` or
+/// `<` before the word with no closing bracket in between, and the matching closing bracket
+/// after it, each within [`MARKER_REACH`] bytes. Returns the count and the first marker.
+fn find_markers(text: &str, words: &[&str]) -> (u32, Option<String>) {
+    let bytes = text.as_bytes();
+    let mut count = 0;
+    let mut first = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let hit = words
+            .iter()
+            .find(|w| starts_with_ignore_case(&bytes[i..], w));
+        let Some(word) = hit else {
+            i += 1;
+            continue;
+        };
+        match marker_around(bytes, i, word.len()) {
+            Some((start, end)) => {
+                count += 1;
+                if first.is_none() {
+                    // Both ends are ASCII brackets, so they are char boundaries.
+                    first = Some(text[start..end].to_string());
+                }
+                i = end;
+            }
+            None => i += word.len(),
+        }
+    }
+    (count, first)
+}
+
+fn starts_with_ignore_case(haystack: &[u8], word: &str) -> bool {
+    haystack.len() >= word.len() && haystack[..word.len()].eq_ignore_ascii_case(word.as_bytes())
+}
+
+/// The byte range of the bracketed marker around the keyword at `at`, if any.
+fn marker_around(bytes: &[u8], at: usize, len: usize) -> Option<(usize, usize)> {
+    let lo = at.saturating_sub(MARKER_REACH);
+    let mut start = None;
+    for j in (lo..at).rev() {
+        match bytes[j] {
+            b'[' | b'(' | b'<' => {
+                start = Some(j);
+                break;
+            }
+            b']' | b')' | b'>' | b'\n' => return None,
+            _ => {}
+        }
+    }
+    let start = start?;
+    let close = match bytes[start] {
+        b'[' => b']',
+        b'(' => b')',
+        _ => b'>',
+    };
+    let hi = (at + len + MARKER_REACH).min(bytes.len());
+    let end = (at + len..hi).find(|&j| bytes[j] == close || bytes[j] == b'\n')?;
+    (bytes[end] == close).then_some((start, end + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measures_utf8_bytes_and_chars() {
+        let c = Content::of_text("caf\u{e9} \u{2615}");
+        assert_eq!((c.bytes, c.chars), (9, 6));
+        assert_eq!(
+            Content::of_text("").sha256,
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            Content::of_text("abc").sha256,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let long = "\u{e9}".repeat(200);
+        assert_eq!(Content::of_text(&long).preview.chars().count(), 128);
+    }
+
+    #[test]
+    fn recognises_cut_markers() {
+        for text in [
+            "abc...[truncated 1200 chars]",
+            "head\n... [truncated, 40 lines omitted]",
+            "a\n\n... [truncated: 300 chars omitted from the middle] ...\n\nz",
+            "x\n[... 4000 bytes omitted ...]\n",
+            "out (output truncated)",
+            "<truncated 512 bytes>",
+            "[... 12 lines elided ...]",
+        ] {
+            let c = Content::of_text(text);
+            assert_eq!(c.cut_markers, 1, "{text}");
+            assert!(c.first_cut_marker.is_some());
+        }
+        assert_eq!(
+            Content::of_text("abc...[truncated 1200 chars]")
+                .first_cut_marker
+                .as_deref(),
+            Some("[truncated 1200 chars]")
+        );
+        // The word alone, or a bracket that never closes, is not a marker.
+        for text in [
+            "the log was truncated yesterday",
+            "[truncated",
+            "(see below) truncated",
+        ] {
+            assert_eq!(Content::of_text(text).cut_markers, 0, "{text}");
+        }
+    }
+
+    #[test]
+    fn recognises_redactions() {
+        let c = Content::of_text("key=__REDACTED__ user=[REDACTED] mail=<redacted:email>");
+        assert_eq!(c.redactions, 3);
+        assert_eq!(c.first_redaction.as_deref(), Some("[REDACTED]"));
+        assert_eq!(Content::of_text("nothing here").redactions, 0);
+    }
+
+    #[test]
+    fn structured_values_compare_by_json() {
+        let pretty = Content::of_text("{\"a\": 1, \"b\": [1, 2]}");
+        let value = Content::of_value(&serde_json::json!({"a": 1, "b": [1, 2]}));
+        assert_ne!(pretty.sha256, value.sha256);
+        assert_eq!(pretty.json_sha256, value.json_sha256);
+        assert!(Content::of_text("plain").json_sha256.is_none());
+        assert_eq!(Content::of_value(&serde_json::json!(42)).bytes, 2);
+    }
+
+    #[test]
+    fn limit_lengths_warn() {
+        assert!(Content::of_text(&"x".repeat(4096))
+            .limit_warning("tool result")
+            .unwrap()
+            .contains("exactly 4096 characters"));
+        assert!(Content::of_text(&"\u{e9}".repeat(6000))
+            .limit_warning("x")
+            .unwrap()
+            .contains("12000 bytes"));
+        assert!(Content::of_text(&"x".repeat(4095))
+            .limit_warning("x")
+            .is_none());
+    }
+}

@@ -1,0 +1,207 @@
+//! Langfuse observation exports, as JSON (the public API's `{"data": [...]}`, a trace with
+//! its `observations`, or a plain array) or JSONL (one observation per line).
+//!
+//! ```text
+//! {"id": "obs-3", "traceId": "tr-1", "type": "TOOL", "name": "read_file",
+//!  "parentObservationId": "obs-1", "startTime": "2025-05-01T10:00:02.000Z",
+//!  "endTime": "...", "input": {...}, "output": "...", "metadata": {...}, "level": "DEFAULT"}
+//! ```
+//!
+//! A `TOOL` observation's `output` is the tool result; the following `GENERATION`'s `input`
+//! (a message list in the provider's shape) is what the model received. Langfuse has no
+//! standard field for the model's call id: it is taken from `metadata` (`tool_call_id`,
+//! `toolCallId`, `call_id`, `gen_ai.tool.call.id`, also under `metadata.attributes`) or from
+//! an output that is a serialized tool message; without one the join falls back to order.
+//! Every other type (`SPAN`, `AGENT`, `CHAIN`, `EVENT` ...) is context. Field names are
+//! camelCase as the API writes them; snake_case is accepted too.
+
+use serde_json::{Map, Value};
+
+use super::messages;
+use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
+use super::semconv::as_text;
+use super::{describe, Collector, Entries, Sink};
+use crate::span::InvalidKind;
+
+const TYPES: [&str; 10] = [
+    "SPAN",
+    "GENERATION",
+    "EVENT",
+    "TOOL",
+    "AGENT",
+    "CHAIN",
+    "RETRIEVER",
+    "EMBEDDING",
+    "EVALUATOR",
+    "GUARDRAIL",
+];
+
+fn get<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
+    obj.get(camel)
+        .or_else(|| obj.get(snake))
+        .filter(|v| !v.is_null())
+}
+
+fn text(obj: &Map<String, Value>, camel: &str, snake: &str) -> Option<String> {
+    as_text(get(obj, camel, snake))
+}
+
+/// An object that looks like one observation: a known `type` and a trace id or start time.
+pub(crate) fn is_observation(obj: &Map<String, Value>) -> bool {
+    let typed = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| TYPES.contains(&t.to_ascii_uppercase().as_str()));
+    typed
+        && [
+            "traceId",
+            "trace_id",
+            "startTime",
+            "start_time",
+            "parentObservationId",
+        ]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+}
+
+/// A trace with its observations (`GET /api/public/traces/{id}`).
+pub(crate) fn is_trace(obj: &Map<String, Value>) -> bool {
+    obj.get("observations").is_some_and(Value::is_array)
+}
+
+pub(crate) fn read_value(
+    value: &Value,
+    entries: &mut Entries,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    let items = match value {
+        Value::Array(items) => items.as_slice(),
+        Value::Object(obj) if is_observation(obj) => std::slice::from_ref(value),
+        Value::Object(obj) => match obj
+            .get("data")
+            .or_else(|| obj.get("observations"))
+            .and_then(Value::as_array)
+        {
+            Some(items) => items.as_slice(),
+            None => return Err(expected(value)),
+        },
+        _ => return Err(expected(value)),
+    };
+    if items.is_empty() {
+        sink.skipped(entries.next(), None, "no Langfuse observations".into());
+    }
+    for item in items {
+        read_item(item, entries, collector, sink);
+    }
+    Ok(())
+}
+
+fn expected(found: &Value) -> String {
+    format!(
+        "expected a Langfuse observation ({{\"type\": \"TOOL\" | \"GENERATION\" | ..., \
+         \"traceId\": ...}}), a trace with \"observations\", or {{\"data\": [...]}}; found {}",
+        describe(found)
+    )
+}
+
+fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
+    let entry = entries.next();
+    let obj = match item.as_object() {
+        Some(obj) if is_observation(obj) => obj,
+        _ => return sink.invalid(entry, InvalidKind::UnknownFormat, expected(item)),
+    };
+    let id = text(obj, "id", "id");
+    let parent = text(obj, "parentObservationId", "parent_observation_id");
+    let name = text(obj, "name", "name");
+    let times = Times {
+        start: get(obj, "startTime", "start_time")
+            .and_then(Value::as_str)
+            .and_then(parse_iso8601),
+        end: get(obj, "endTime", "end_time")
+            .and_then(Value::as_str)
+            .and_then(parse_iso8601),
+    };
+    let at = collector.span_ref(
+        entry,
+        text(obj, "traceId", "trace_id"),
+        id.clone(),
+        parent.clone(),
+        times,
+    );
+    let kind = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_ascii_uppercase();
+    match kind.as_str() {
+        "TOOL" => {
+            let output = get(obj, "output", "output");
+            let (result, output_id) = match output {
+                None => (
+                    Captured::Missing("output is not recorded on the TOOL observation".into()),
+                    None,
+                ),
+                Some(Value::Object(m)) if is_tool_message(m) => (
+                    messages::captured(m.get("content"), "content"),
+                    as_text(m.get("tool_call_id")),
+                ),
+                Some(v) => (messages::result_text(v), None),
+            };
+            let status = match obj.get("level").and_then(Value::as_str) {
+                Some("ERROR") => Some("error".to_string()),
+                _ => None,
+            };
+            collector.tools.push(ToolCall {
+                at,
+                name,
+                call_id: call_id(obj).or(output_id).and_then(|s| clean_id(&s)),
+                status,
+                result,
+                source: "langfuse",
+            });
+        }
+        "GENERATION" => {
+            let input = match get(obj, "input", "input") {
+                None => Err("input is not recorded on the GENERATION observation".to_string()),
+                Some(v) => messages::tool_messages(v).map_err(|e| format!("input: {e}")),
+            };
+            sink.context(
+                entry,
+                id,
+                parent,
+                name,
+                "model call (GENERATION): read for the join".into(),
+            );
+            collector.models.push(ModelCall { at, input });
+        }
+        other => sink.context(
+            entry,
+            id,
+            parent,
+            name,
+            format!("Langfuse {other} observation, not a tool call or generation"),
+        ),
+    }
+}
+
+/// A tool result serialized as a LangChain `ToolMessage` (`{"content", "tool_call_id", ...}`).
+fn is_tool_message(m: &Map<String, Value>) -> bool {
+    m.contains_key("content")
+        && (m.contains_key("tool_call_id") || m.get("type").and_then(Value::as_str) == Some("tool"))
+}
+
+fn call_id(obj: &Map<String, Value>) -> Option<String> {
+    const KEYS: [&str; 4] = [
+        "tool_call_id",
+        "toolCallId",
+        "call_id",
+        "gen_ai.tool.call.id",
+    ];
+    let metadata = obj.get("metadata")?.as_object()?;
+    let nested = metadata.get("attributes").and_then(Value::as_object);
+    [Some(metadata), nested]
+        .into_iter()
+        .flatten()
+        .find_map(|m| KEYS.iter().find_map(|k| as_text(m.get(*k))))
+}

@@ -1,0 +1,369 @@
+//! **Formats**: read the traces people already have, and check them like seed-000 spans.
+//!
+//! Tracers record the tool result on the tool span and, separately, the messages the next
+//! model call was sent; none records whether the second is a cut of the first. These readers
+//! find out: each tool result is joined with what a later model call actually received
+//! ([`join`]), both strings are measured in the module (UTF-8 bytes, SHA-256, cut and
+//! redaction markers), and the result is a seed-000 [`SpanRecord`] per tool call that the
+//! span classifier judges, so every format gets the same verdicts.
+//!
+//! | format          | input                                                               |
+//! |-----------------|---------------------------------------------------------------------|
+//! | `spans`         | seed-000 span JSONL (one clip-aware span record per line)            |
+//! | `otlp`          | OTLP JSON traces, one document or the Collector file exporter's one request per line, with OpenTelemetry GenAI or OpenInference attributes |
+//! | `langfuse`      | Langfuse observation exports, JSON or JSONL                           |
+//! | `openai_agents` | OpenAI Agents SDK trace exports (`span_data`), JSON or JSONL          |
+//!
+//! The format is detected from the first non-blank line ([`detect`]), or forced with
+//! [`FormatOption`]. Line layouts stream: each line is read when it is complete, and only the
+//! measures of each tool result and tool message are kept for the join at the end. A
+//! single JSON document is buffered and read whole.
+//!
+//! What the rows say beyond the seed's fields: `join` (how the result was matched:
+//! `tool_call_id`, `order`, `unmatched`), `notes` (why a side was not captured, which marker
+//! declared a cut, a result that no later model call received), `injected_tokens_estimated`
+//! (traces count tokens per model call, so the per-message count is bytes / 4), and warnings
+//! for lengths equal to a common SDK attribute limit (4096, 12000, 32000: a likely silent cut
+//! by the exporter).
+//!
+//! - Content that was not captured (an opt-in attribute absent, a value hidden as
+//!   `__REDACTED__`) leaves the length missing: the row is `incomplete`, never `ok`.
+//! - A result that no later captured model input carried is a silent clip of all of it
+//!   (`injected_bytes = 0`); with no later model call at all, it is `incomplete`.
+//! - A cut marker (`...[truncated 120 chars]`, `[... 4000 bytes omitted ...]`) in what the
+//!   model received, and not in the result, declares the cut (`tool_result_char_limit`); a
+//!   redaction marker (`[REDACTED]`, `__REDACTED__` inside the text) declares `redaction`.
+//!
+//! ```
+//! use toolslice::check::{check_bytes, CheckOptions};
+//!
+//! let otlp = br#"{"resourceSpans":[{"scopeSpans":[{"spans":[
+//!  {"traceId":"t","spanId":"a","name":"execute_tool ls","startTimeUnixNano":"1","endTimeUnixNano":"2",
+//!   "attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},
+//!                 {"key":"gen_ai.tool.call.id","value":{"stringValue":"call_1"}},
+//!                 {"key":"gen_ai.tool.call.result","value":{"stringValue":"a.txt b.txt c.txt"}}]},
+//!  {"traceId":"t","spanId":"b","name":"chat","startTimeUnixNano":"3","endTimeUnixNano":"4",
+//!   "attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},
+//!                 {"key":"gen_ai.input.messages","value":{"stringValue":
+//!    "[{\"role\":\"tool\",\"parts\":[{\"type\":\"tool_call_response\",\"id\":\"call_1\",\"response\":\"a.txt\"}]}]"}}]}
+//! ]}]}]}"#;
+//! let report = check_bytes(otlp, CheckOptions::default());
+//! assert_eq!(report.format, "otlp");
+//! assert_eq!(report.counts.silent_clip, 1);
+//! assert_eq!(report.rows[0].observed_bytes, Some(17));
+//! assert_eq!(report.rows[0].injected_bytes, Some(5));
+//! ```
+
+mod content;
+mod convert;
+mod detect;
+mod genai;
+mod join;
+mod langfuse;
+mod messages;
+mod model;
+mod openai_agents;
+mod openinference;
+mod otlp;
+mod reader;
+mod semconv;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::check::{Provenance, ReadAs, ReportBuilder};
+use crate::error::Coded;
+use crate::span::{InvalidKind, SpanRecord, SpanView};
+use model::{ModelCall, SpanRef, Times, ToolCall};
+
+pub use convert::{convert_to_spans, Conversion};
+pub(crate) use reader::Reader;
+
+/// A reader of one input format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// Seed-000 span JSONL.
+    Spans,
+    /// OTLP JSON traces (GenAI or OpenInference conventions).
+    Otlp,
+    /// Langfuse observation exports.
+    Langfuse,
+    /// OpenAI Agents SDK trace exports.
+    OpenaiAgents,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [
+        Format::Spans,
+        Format::Otlp,
+        Format::Langfuse,
+        Format::OpenaiAgents,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Spans => "spans",
+            Format::Otlp => "otlp",
+            Format::Langfuse => "langfuse",
+            Format::OpenaiAgents => "openai_agents",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which reader to use: detect it (`auto`), or force one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FormatOption {
+    #[default]
+    Auto,
+    Spans,
+    Otlp,
+    Langfuse,
+    OpenaiAgents,
+}
+
+impl FormatOption {
+    pub fn as_str(self) -> &'static str {
+        match self.forced() {
+            None => "auto",
+            Some(f) => f.as_str(),
+        }
+    }
+
+    /// The forced format, or `None` for `auto`.
+    pub fn forced(self) -> Option<Format> {
+        match self {
+            FormatOption::Auto => None,
+            FormatOption::Spans => Some(Format::Spans),
+            FormatOption::Otlp => Some(Format::Otlp),
+            FormatOption::Langfuse => Some(Format::Langfuse),
+            FormatOption::OpenaiAgents => Some(Format::OpenaiAgents),
+        }
+    }
+
+    /// Parses `auto`, `spans`, `otlp`, `langfuse` or `openai_agents`.
+    pub fn parse(text: &str) -> Result<FormatOption, UnknownFormat> {
+        match text {
+            "auto" => Ok(FormatOption::Auto),
+            "spans" => Ok(FormatOption::Spans),
+            "otlp" => Ok(FormatOption::Otlp),
+            "langfuse" => Ok(FormatOption::Langfuse),
+            "openai_agents" => Ok(FormatOption::OpenaiAgents),
+            other => Err(UnknownFormat(other.to_string())),
+        }
+    }
+}
+
+/// A format name that is not one of ours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownFormat(pub String);
+
+impl fmt::Display for UnknownFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown format {:?} (expected one of: auto, {})",
+            self.0,
+            Format::ALL.map(Format::as_str).join(", ")
+        )
+    }
+}
+
+impl Coded for UnknownFormat {
+    fn code(&self) -> &'static str {
+        "unknown_format"
+    }
+}
+
+/// How a trace-format input is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// One JSON value per line, read as the lines stream in.
+    Lines,
+    /// One JSON document, read whole.
+    Document,
+}
+
+impl Layout {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::Lines => "lines",
+            Layout::Document => "document",
+        }
+    }
+}
+
+/// Where readers send what they read: the report builder (check) or the converter.
+pub(crate) trait Sink {
+    /// A seed-000 span record, as read from a span JSONL line.
+    fn span(&mut self, line: u64, record: SpanView<'_>);
+    /// A tool call of a trace format, joined and measured.
+    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance);
+    /// A span that is not a tool call (kept for the parent rollup).
+    fn context(
+        &mut self,
+        line: u64,
+        span_id: Option<String>,
+        parent_id: Option<String>,
+        name: Option<String>,
+        reason: String,
+    );
+    fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String);
+    fn invalid(&mut self, line: u64, kind: InvalidKind, error: String);
+    fn blank(&mut self);
+    fn set_format(&mut self, format: &str, read_as: Option<ReadAs>);
+}
+
+impl Sink for ReportBuilder {
+    fn span(&mut self, line: u64, record: SpanView<'_>) {
+        self.record(line, record);
+    }
+    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
+        self.record_with(line, record.view(), provenance);
+    }
+    fn context(
+        &mut self,
+        line: u64,
+        span_id: Option<String>,
+        parent_id: Option<String>,
+        name: Option<String>,
+        reason: String,
+    ) {
+        self.context_span(line, span_id, parent_id, name, reason);
+    }
+    fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
+        ReportBuilder::skipped(self, line, span_id, reason);
+    }
+    fn invalid(&mut self, line: u64, kind: InvalidKind, error: String) {
+        ReportBuilder::invalid(self, line, kind, error);
+    }
+    fn blank(&mut self) {
+        ReportBuilder::blank(self);
+    }
+    fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
+        ReportBuilder::set_format(self, format);
+        ReportBuilder::set_read_as(self, read_as);
+    }
+}
+
+/// Tool calls and model calls read so far, waiting for the join.
+#[derive(Default)]
+pub(crate) struct Collector {
+    pub tools: Vec<ToolCall>,
+    pub models: Vec<ModelCall>,
+    conventions: Vec<&'static str>,
+    seq: u64,
+}
+
+impl Collector {
+    pub fn span_ref(
+        &mut self,
+        entry: u64,
+        trace_id: Option<String>,
+        span_id: Option<String>,
+        parent_id: Option<String>,
+        times: Times,
+    ) -> SpanRef {
+        self.seq += 1;
+        SpanRef {
+            entry,
+            seq: self.seq,
+            trace_id,
+            span_id,
+            parent_id,
+            times,
+        }
+    }
+
+    pub fn saw(&mut self, convention: &'static str) {
+        if !self.conventions.contains(&convention) {
+            self.conventions.push(convention);
+        }
+    }
+
+    /// Joins and hands every tool call to the sink, in read order.
+    pub fn finish(self, sink: &mut dyn Sink) -> Vec<String> {
+        for row in join::join(&self.tools, &self.models) {
+            sink.row(row.entry, row.record, row.provenance);
+        }
+        ["gen_ai", "openinference"]
+            .into_iter()
+            .filter(|c| self.conventions.contains(c))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Numbers the entries of one read value: every entry of a line gets the line's number; the
+/// entries of a document are numbered 1, 2, 3 ... in document order.
+pub(crate) struct Entries {
+    line: Option<u64>,
+    last: u64,
+}
+
+impl Entries {
+    pub fn line(line: u64) -> Entries {
+        Entries {
+            line: Some(line),
+            last: 0,
+        }
+    }
+    pub fn document() -> Entries {
+        Entries {
+            line: None,
+            last: 0,
+        }
+    }
+    pub fn next(&mut self) -> u64 {
+        match self.line {
+            Some(n) => n,
+            None => {
+                self.last += 1;
+                self.last
+            }
+        }
+    }
+}
+
+/// A short description of a JSON value for error messages: its kind, and an object's keys.
+pub(crate) fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "a boolean".into(),
+        Value::Number(_) => "a number".into(),
+        Value::String(_) => "a string".into(),
+        Value::Array(a) => format!("an array of {} items", a.len()),
+        Value::Object(o) if o.is_empty() => "an empty object".into(),
+        Value::Object(o) => {
+            let keys: Vec<&str> = o.keys().take(6).map(String::as_str).collect();
+            let more = if o.len() > 6 { ", ..." } else { "" };
+            format!("an object with keys {}{more}", keys.join(", "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_options_parse() {
+        for f in Format::ALL {
+            assert_eq!(FormatOption::parse(f.as_str()).unwrap().forced(), Some(f));
+        }
+        assert_eq!(FormatOption::parse("auto").unwrap(), FormatOption::Auto);
+        let err = FormatOption::parse("jaeger").unwrap_err();
+        assert_eq!(err.code(), "unknown_format");
+        assert!(err.to_string().contains("openai_agents"));
+    }
+}

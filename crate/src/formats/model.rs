@@ -1,0 +1,188 @@
+//! What every trace-format reader produces: tool calls with their measured results, model
+//! calls with the tool messages their input carried, and everything else as context spans.
+//! The join ([`super::join`]) works on these alone, so it is written once for all formats.
+
+use super::content::Content;
+
+/// A captured string, or why it was not captured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Captured {
+    Text(Content),
+    /// The reason, naming the attribute or field that was absent or hidden.
+    Missing(String),
+}
+
+/// When a span ran, in nanoseconds since the Unix epoch (when the format says).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Times {
+    pub start: Option<i128>,
+    pub end: Option<i128>,
+}
+
+/// Identity of a span within its input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SpanRef {
+    /// The row's `line`: the line number (line layouts) or entry number (documents).
+    pub entry: u64,
+    /// Read order, for ties and for formats without times.
+    pub seq: u64,
+    pub trace_id: Option<String>,
+    pub span_id: Option<String>,
+    pub parent_id: Option<String>,
+    pub times: Times,
+}
+
+/// One tool execution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolCall {
+    pub at: SpanRef,
+    pub name: Option<String>,
+    /// The id the model gave the call (`call_...`), trimmed; `None` when the format has none.
+    pub call_id: Option<String>,
+    /// `ok`, `error`, `unfinished` (exported before it ended), or `None` when unset.
+    pub status: Option<String>,
+    pub result: Captured,
+    /// The convention the span was read with (`gen_ai`, `openinference` ...), for notes.
+    pub source: &'static str,
+}
+
+/// One tool result as a model call's input carried it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolMessage {
+    pub call_id: Option<String>,
+    /// The tool's name, when the message or the assistant call before it says.
+    pub name: Option<String>,
+    pub content: Captured,
+    /// After the input's last assistant message: the results of the calls that message made,
+    /// which is what the order join pairs with the tool calls just before this model call.
+    pub trailing: bool,
+}
+
+/// One model call (inference), with what its input carried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ModelCall {
+    pub at: SpanRef,
+    /// The tool messages of the input, in input order; `Err` names why the input was not
+    /// captured.
+    pub input: Result<Vec<ToolMessage>, String>,
+}
+
+/// Trims an id as the join compares it; an empty id is no id.
+pub(crate) fn clean_id(id: &str) -> Option<String> {
+    let id = id.trim();
+    (!id.is_empty()).then(|| id.to_string())
+}
+
+/// Parses an RFC 3339 / ISO 8601 timestamp (`2025-03-13T12:00:00.123456Z`,
+/// `2025-03-13 12:00:00+00:00`) into nanoseconds since the epoch. Returns `None` for anything
+/// else: times only order spans, and a span without one is ordered by read order.
+pub(crate) fn parse_iso8601(text: &str) -> Option<i128> {
+    let b = text.trim().as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let s = b.get(r)?;
+        if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(s).ok()?.parse().ok()
+    };
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+        return None;
+    }
+    let mut i = 19;
+    let mut nanos: i128 = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 {
+            return None;
+        }
+        for (k, &c) in b[i..i + digits].iter().enumerate() {
+            if k < 9 {
+                nanos = nanos * 10 + i128::from(c - b'0');
+            }
+        }
+        for _ in digits..9 {
+            nanos *= 10;
+        }
+        i += digits;
+    }
+    let offset_secs: i64 = match b.get(i) {
+        None => 0,
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(&sign @ (b'+' | b'-')) => {
+            let rest = &b[i + 1..];
+            let (h, m) = match rest.len() {
+                5 if rest[2] == b':' => (num(i + 1..i + 3)?, num(i + 4..i + 6)?),
+                4 => (num(i + 1..i + 3)?, num(i + 3..i + 5)?),
+                2 => (num(i + 1..i + 3)?, 0),
+                _ => return None,
+            };
+            let secs = h * 3600 + m * 60;
+            if sign == b'+' {
+                secs
+            } else {
+                -secs
+            }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month, day);
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_secs;
+    Some(i128::from(secs) * 1_000_000_000 + nanos)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso8601() {
+        assert_eq!(parse_iso8601("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            parse_iso8601("2024-01-15T12:00:01.5Z"),
+            Some(1_705_320_001_500_000_000)
+        );
+        assert_eq!(
+            parse_iso8601("2024-01-15T13:00:01.500000+01:00"),
+            parse_iso8601("2024-01-15T12:00:01.5Z")
+        );
+        assert_eq!(
+            parse_iso8601("2024-01-15 12:00:01"),
+            Some(1_705_320_001_000_000_000)
+        );
+        for bad in [
+            "",
+            "2024-01-15",
+            "2024-13-01T00:00:00Z",
+            "2024-01-15T12:00:01.Z",
+            "x",
+        ] {
+            assert_eq!(parse_iso8601(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn ids_are_trimmed() {
+        assert_eq!(clean_id("  call_1 \n").as_deref(), Some("call_1"));
+        assert_eq!(clean_id("   "), None);
+    }
+}

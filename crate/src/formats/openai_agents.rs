@@ -1,0 +1,181 @@
+//! OpenAI Agents SDK traces: the items its tracing exports (`Trace.export()`,
+//! `Span.export()`), one per line (a file processor), as a JSON array, as the ingest payload
+//! `{"data": [...]}`, or as `{"trace": {...}, "spans": [...]}`.
+//!
+//! ```text
+//! {"object": "trace.span", "id": "span_...", "trace_id": "trace_...", "parent_id": "span_...",
+//!  "started_at": "2025-03-13T12:00:00.123456+00:00", "ended_at": "...",
+//!  "span_data": {"type": "function", "name": "read_file", "input": "{...}", "output": "..."},
+//!  "error": null}
+//! ```
+//!
+//! - `function` spans are tool calls (`name`, `output`). The SDK exports no call id for
+//!   them, so the join is by order: the function spans before a model call are paired with
+//!   the tool messages after that call's last assistant message, by tool name.
+//! - `generation` spans are model calls whose `input` is the Chat Completions message list.
+//! - `response` spans are model calls too, but the SDK exports only `response_id`: what the
+//!   model received is not in the trace, so the tool results before one are `incomplete`
+//!   (unless a custom processor exported `input`, which is then read).
+//! - With `trace_include_sensitive_data` off, `input` and `output` are null: not captured.
+//! - `agent`, `handoff`, `guardrail`, `custom` ... spans are context; `trace` records are
+//!   skipped.
+
+use serde_json::{Map, Value};
+
+use super::messages;
+use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
+use super::semconv::as_text;
+use super::{describe, Collector, Entries, Sink};
+use crate::span::InvalidKind;
+
+/// An exported trace or span item.
+pub(crate) fn is_item(obj: &Map<String, Value>) -> bool {
+    matches!(
+        obj.get("object").and_then(Value::as_str),
+        Some("trace" | "trace.span")
+    ) || obj.get("span_data").is_some_and(Value::is_object)
+}
+
+pub(crate) fn read_value(
+    value: &Value,
+    entries: &mut Entries,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    let mut items: Vec<&Value> = Vec::new();
+    match value {
+        Value::Array(list) => items.extend(list),
+        Value::Object(obj) if is_item(obj) => items.push(value),
+        Value::Object(obj) => {
+            let list = obj.get("data").or_else(|| obj.get("spans"));
+            match list.and_then(Value::as_array) {
+                Some(list) => {
+                    items.extend(obj.get("trace").filter(|t| t.is_object()));
+                    items.extend(list);
+                }
+                None => return Err(expected(value)),
+            }
+        }
+        _ => return Err(expected(value)),
+    }
+    if items.is_empty() {
+        sink.skipped(entries.next(), None, "no OpenAI Agents SDK items".into());
+    }
+    for item in items {
+        read_item(item, entries, collector, sink);
+    }
+    Ok(())
+}
+
+fn expected(found: &Value) -> String {
+    format!(
+        "expected an OpenAI Agents SDK export item ({{\"object\": \"trace.span\", \"span_data\": \
+         {{...}}}}), a list of them, or {{\"data\": [...]}}; found {}",
+        describe(found)
+    )
+}
+
+fn text(obj: &Map<String, Value>, key: &str) -> Option<String> {
+    as_text(obj.get(key))
+}
+
+fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
+    let entry = entries.next();
+    let obj = match item.as_object() {
+        Some(obj) if is_item(obj) => obj,
+        _ => return sink.invalid(entry, InvalidKind::UnknownFormat, expected(item)),
+    };
+    let id = text(obj, "id").or_else(|| text(obj, "span_id"));
+    if obj.get("object").and_then(Value::as_str) == Some("trace") {
+        let workflow = text(obj, "workflow_name").unwrap_or_default();
+        return sink.skipped(entry, id, format!("trace record ({workflow})"));
+    }
+    let parent = text(obj, "parent_id");
+    let data = obj
+        .get("span_data")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let kind = data
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .to_string();
+    let name = text(&data, "name");
+    let ended = obj.get("ended_at").and_then(Value::as_str);
+    let times = Times {
+        start: obj
+            .get("started_at")
+            .and_then(Value::as_str)
+            .and_then(parse_iso8601),
+        end: ended.and_then(parse_iso8601),
+    };
+    let at = collector.span_ref(
+        entry,
+        text(obj, "trace_id"),
+        id.clone(),
+        parent.clone(),
+        times,
+    );
+    match kind.as_str() {
+        "function" => {
+            let status = if ended.is_none() {
+                Some("unfinished")
+            } else if obj.get("error").is_some_and(|e| !e.is_null()) {
+                Some("error")
+            } else {
+                None
+            };
+            let result = match data.get("output").filter(|v| !v.is_null()) {
+                Some(v) => messages::result_text(v),
+                None => Captured::Missing(
+                    "span_data.output is null: not recorded (trace_include_sensitive_data is \
+                     off) or the tool returned nothing"
+                        .into(),
+                ),
+            };
+            let call_id = ["call_id", "tool_call_id"]
+                .iter()
+                .find_map(|k| text(&data, k))
+                .and_then(|s| clean_id(&s));
+            collector.tools.push(ToolCall {
+                at,
+                name,
+                call_id,
+                status: status.map(str::to_string),
+                result,
+                source: "openai_agents",
+            });
+        }
+        "generation" | "response" => {
+            let input = match data.get("input").filter(|v| !v.is_null()) {
+                Some(v) => messages::tool_messages(v).map_err(|e| format!("span_data.input: {e}")),
+                None if kind == "response" => Err(
+                    "a response span exports only response_id: the model input is not in the \
+                     trace (export generation spans, or span_data.input from a custom \
+                     processor, to check it)"
+                        .to_string(),
+                ),
+                None => Err(
+                    "span_data.input is null: not recorded (trace_include_sensitive_data is off)"
+                        .to_string(),
+                ),
+            };
+            sink.context(
+                entry,
+                id,
+                parent,
+                name.or_else(|| text(&data, "model")),
+                format!("model call ({kind} span): read for the join"),
+            );
+            collector.models.push(ModelCall { at, input });
+        }
+        other => sink.context(
+            entry,
+            id,
+            parent,
+            name,
+            format!("OpenAI Agents {other} span, not a tool or model call"),
+        ),
+    }
+}

@@ -1,0 +1,319 @@
+//! OTLP JSON traces: the export request of the OpenTelemetry protocol in its JSON encoding.
+//!
+//! ```text
+//! {"resourceSpans": [{"resource": {...}, "scopeSpans": [{"scope": {...}, "spans": [
+//!   {"traceId": "5b8efff7...", "spanId": "eee19b7e...", "parentSpanId": "...",
+//!    "name": "execute_tool get_weather", "startTimeUnixNano": "1544712660000000000",
+//!    "endTimeUnixNano": "...", "status": {"code": 2},
+//!    "attributes": [{"key": "gen_ai.tool.name", "value": {"stringValue": "get_weather"}}],
+//!    "events": [{"name": "...", "timeUnixNano": "...", "attributes": [...]}]}]}]}]}
+//! ```
+//!
+//! Ids are hex strings; 64-bit integers (`intValue`, times) are decimal strings, though
+//! numbers are accepted too; enums are integers (or their names). Field names are lowerCamelCase
+//! as the OTLP spec requires; the protobuf JSON mapping's snake_case names are accepted as
+//! well. The same document is read whether it is the whole input or one line of the
+//! Collector's file exporter (one export request per line).
+//!
+//! Attribute values (`AnyValue`) become plain JSON values; the spans are then interpreted by
+//! the conventions they follow ([`super::genai`], [`super::openinference`]).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::model::Times;
+use super::{describe, Collector, Entries, Sink};
+use crate::span::InvalidKind;
+
+/// A span of an OTLP export, with its attributes as plain JSON values.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OtelSpan {
+    pub trace_id: Option<String>,
+    pub span_id: Option<String>,
+    pub parent_id: Option<String>,
+    pub name: Option<String>,
+    pub times: Times,
+    /// `ok`, `error`, `unfinished` (no end time), or `None` when unset.
+    pub status: Option<String>,
+    pub attrs: BTreeMap<String, Value>,
+    pub events: Vec<OtelEvent>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OtelEvent {
+    pub name: String,
+    pub attrs: BTreeMap<String, Value>,
+}
+
+impl OtelSpan {
+    pub fn attr(&self, key: &str) -> Option<&Value> {
+        self.attrs.get(key).filter(|v| !v.is_null())
+    }
+    pub fn attr_str(&self, key: &str) -> Option<&str> {
+        self.attr(key).and_then(Value::as_str)
+    }
+}
+
+/// The one key that says a JSON object is an OTLP export request.
+pub(crate) fn is_request(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("resourceSpans") || obj.contains_key("resource_spans")
+}
+
+fn get<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
+    obj.get(camel)
+        .or_else(|| obj.get(snake))
+        .filter(|v| !v.is_null())
+}
+
+fn array<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> &'a [Value] {
+    get(obj, camel, snake)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn id(obj: &Map<String, Value>, camel: &str, snake: &str) -> Option<String> {
+    get(obj, camel, snake)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// Reads one export request: every span is a tool call, a model call, or a context span.
+pub(crate) fn read_request(
+    value: &Value,
+    entries: &mut Entries,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    let obj = match value.as_object() {
+        Some(obj) if is_request(obj) => obj,
+        _ => {
+            return Err(format!(
+                "expected an OTLP export request ({{\"resourceSpans\": [...]}}), found {}",
+                describe(value)
+            ))
+        }
+    };
+    let mut spans = 0u64;
+    for resource in array(obj, "resourceSpans", "resource_spans") {
+        let Some(resource) = resource.as_object() else {
+            sink.invalid(
+                entries.next(),
+                InvalidKind::NotAnObject,
+                "a resourceSpans entry is not an object".into(),
+            );
+            continue;
+        };
+        let mut scopes = array(resource, "scopeSpans", "scope_spans");
+        if scopes.is_empty() {
+            // OTLP before 0.19 called them instrumentationLibrarySpans.
+            scopes = array(
+                resource,
+                "instrumentationLibrarySpans",
+                "instrumentation_library_spans",
+            );
+        }
+        for scope in scopes {
+            let Some(scope) = scope.as_object() else {
+                let why = "a scopeSpans entry is not an object".into();
+                sink.invalid(entries.next(), InvalidKind::NotAnObject, why);
+                continue;
+            };
+            for span in array(scope, "spans", "spans") {
+                spans += 1;
+                let entry = entries.next();
+                match span.as_object() {
+                    Some(span) => {
+                        super::semconv::interpret(read_span(span), entry, collector, sink)
+                    }
+                    None => {
+                        let why = format!("a span is {}", describe(span));
+                        sink.invalid(entry, InvalidKind::NotAnObject, why);
+                    }
+                }
+            }
+        }
+    }
+    if spans == 0 {
+        sink.skipped(
+            entries.next(),
+            None,
+            "OTLP export request with no spans".into(),
+        );
+    }
+    Ok(())
+}
+
+fn read_span(obj: &Map<String, Value>) -> OtelSpan {
+    let start = get(obj, "startTimeUnixNano", "start_time_unix_nano").and_then(nanos);
+    let end = get(obj, "endTimeUnixNano", "end_time_unix_nano").and_then(nanos);
+    let code = get(obj, "status", "status")
+        .and_then(Value::as_object)
+        .and_then(|s| s.get("code"));
+    let mut status = match code {
+        Some(Value::Number(n)) if n.as_u64() == Some(2) => Some("error"),
+        Some(Value::Number(n)) if n.as_u64() == Some(1) => Some("ok"),
+        Some(Value::String(s)) if s == "STATUS_CODE_ERROR" => Some("error"),
+        Some(Value::String(s)) if s == "STATUS_CODE_OK" => Some("ok"),
+        _ => None,
+    };
+    if end.unwrap_or(0) == 0 {
+        status = Some("unfinished");
+    }
+    OtelSpan {
+        trace_id: id(obj, "traceId", "trace_id"),
+        span_id: id(obj, "spanId", "span_id"),
+        parent_id: id(obj, "parentSpanId", "parent_span_id"),
+        name: get(obj, "name", "name")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        times: Times {
+            start,
+            end: end.filter(|&e| e != 0),
+        },
+        status: status.map(str::to_string),
+        attrs: attributes(array(obj, "attributes", "attributes")),
+        events: array(obj, "events", "events")
+            .iter()
+            .filter_map(Value::as_object)
+            .map(|e| OtelEvent {
+                name: get(e, "name", "name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                attrs: attributes(array(e, "attributes", "attributes")),
+            })
+            .collect(),
+    }
+}
+
+/// A 64-bit time: a decimal string (as OTLP JSON writes it) or a number.
+fn nanos(value: &Value) -> Option<i128> {
+    match value {
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Number(n) => n.as_u64().map(i128::from),
+        _ => None,
+    }
+}
+
+/// `[{"key": k, "value": AnyValue}]` as a map (the first value of a repeated key wins, as
+/// the spec leaves duplicates undefined).
+fn attributes(list: &[Value]) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for kv in list.iter().filter_map(Value::as_object) {
+        if let Some(key) = kv.get("key").and_then(Value::as_str) {
+            let value = kv.get("value").map_or(Value::Null, any_value);
+            out.entry(key.to_string()).or_insert(value);
+        }
+    }
+    out
+}
+
+/// An OTLP `AnyValue` as a plain JSON value. A value that is already plain (some exporters
+/// write them so) is taken as it is.
+pub(crate) fn any_value(value: &Value) -> Value {
+    let Some(obj) = value.as_object() else {
+        return value.clone();
+    };
+    if let Some(v) = get(obj, "stringValue", "string_value") {
+        return v.clone();
+    }
+    if let Some(v) = get(obj, "boolValue", "bool_value") {
+        return v.clone();
+    }
+    if let Some(v) = get(obj, "intValue", "int_value") {
+        return match v {
+            Value::String(s) => s
+                .trim()
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or_else(|_| v.clone()),
+            other => other.clone(),
+        };
+    }
+    if let Some(v) = get(obj, "doubleValue", "double_value") {
+        return v.clone();
+    }
+    if let Some(v) = get(obj, "bytesValue", "bytes_value") {
+        return v.clone();
+    }
+    if let Some(v) = get(obj, "arrayValue", "array_value") {
+        let values = v
+            .as_object()
+            .map_or(&[][..], |a| array(a, "values", "values"));
+        return Value::Array(values.iter().map(any_value).collect());
+    }
+    if let Some(v) = get(obj, "kvlistValue", "kvlist_value") {
+        let values = v
+            .as_object()
+            .map_or(&[][..], |a| array(a, "values", "values"));
+        let mut map = Map::new();
+        for kv in values.iter().filter_map(Value::as_object) {
+            if let Some(key) = kv.get("key").and_then(Value::as_str) {
+                map.insert(
+                    key.to_string(),
+                    kv.get("value").map_or(Value::Null, any_value),
+                );
+            }
+        }
+        return Value::Object(map);
+    }
+    if obj.is_empty() {
+        return Value::Null;
+    }
+    value.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn any_values() {
+        assert_eq!(any_value(&json!({"stringValue": "x"})), json!("x"));
+        assert_eq!(any_value(&json!({"intValue": "42"})), json!(42));
+        assert_eq!(any_value(&json!({"int_value": 7})), json!(7));
+        assert_eq!(any_value(&json!({"doubleValue": 1.5})), json!(1.5));
+        assert_eq!(any_value(&json!({"boolValue": true})), json!(true));
+        assert_eq!(any_value(&json!({})), Value::Null);
+        assert_eq!(
+            any_value(
+                &json!({"arrayValue": {"values": [{"stringValue": "a"}, {"intValue": "1"}]}})
+            ),
+            json!(["a", 1])
+        );
+        assert_eq!(
+            any_value(
+                &json!({"kvlistValue": {"values": [{"key": "k", "value": {"stringValue": "v"}}]}})
+            ),
+            json!({"k": "v"})
+        );
+    }
+
+    #[test]
+    fn spans_read_times_status_and_ids() {
+        let span = read_span(
+            json!({
+                "traceId": "aa", "spanId": "bb", "parentSpanId": "",
+                "name": "chat", "startTimeUnixNano": "10", "endTimeUnixNano": 20,
+                "status": {"code": 2},
+                "attributes": [{"key": "a", "value": {"stringValue": "x"}}, {"key": "a", "value": {"stringValue": "y"}}]
+            })
+            .as_object()
+            .unwrap(),
+        );
+        assert_eq!(span.parent_id, None);
+        assert_eq!((span.times.start, span.times.end), (Some(10), Some(20)));
+        assert_eq!(span.status.as_deref(), Some("error"));
+        assert_eq!(span.attr_str("a"), Some("x"));
+        let open = read_span(
+            json!({"name": "x", "startTimeUnixNano": "10"})
+                .as_object()
+                .unwrap(),
+        );
+        assert_eq!(open.status.as_deref(), Some("unfinished"));
+    }
+}

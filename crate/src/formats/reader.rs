@@ -1,0 +1,375 @@
+//! The streaming reader: bytes in, in chunks split anywhere; the reader chosen from the
+//! first non-blank line ([`super::detect`]); records, skips and invalid entries out to a
+//! [`Sink`].
+
+use serde_json::Value;
+
+use super::detect::{self, FirstLine};
+use super::{
+    describe, langfuse, openai_agents, otlp, Collector, Entries, Format, FormatOption, Layout, Sink,
+};
+use crate::check::ReadAs;
+use crate::lines::LineSplitter;
+use crate::span::{parse_view, InvalidKind};
+
+/// What was expected of an input no reader understood.
+const EXPECTED: &str = "expected seed-000 span JSONL (one {\"name\", \"observed_bytes\", \
+    \"injected_bytes\", ...} object per line), OTLP JSON ({\"resourceSpans\": [...]}, one \
+    document or one export request per line), Langfuse observations ({\"type\": \"TOOL\", \
+    \"traceId\": ...} items, JSON or JSONL), or OpenAI Agents SDK trace items \
+    ({\"object\": \"trace.span\", \"span_data\": {...}})";
+
+fn read_value(
+    format: Format,
+    value: &Value,
+    entries: &mut Entries,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) -> Result<(), String> {
+    match format {
+        Format::Otlp => match value {
+            // Some tools write several requests as one array.
+            Value::Array(list) if list.iter().all(Value::is_object) && !list.is_empty() => {
+                for request in list {
+                    otlp::read_request(request, entries, collector, sink)?;
+                }
+                Ok(())
+            }
+            _ => otlp::read_request(value, entries, collector, sink),
+        },
+        Format::Langfuse => langfuse::read_value(value, entries, collector, sink),
+        Format::OpenaiAgents => openai_agents::read_value(value, entries, collector, sink),
+        Format::Spans => Err("seed-000 spans are read line by line".into()),
+    }
+}
+
+/// The state of a [`Reader`].
+enum State {
+    /// Waiting for the first non-blank line to choose the reader.
+    Start {
+        head: Vec<u8>,
+        line_start: usize,
+        searched: usize,
+    },
+    /// Seed-000 span JSONL: the fast path, one record per line.
+    Spans { lines: LineSplitter },
+    /// One JSON value of a trace format per line.
+    Lines {
+        lines: LineSplitter,
+        format: Format,
+        collector: Collector,
+    },
+    /// One JSON document, buffered.
+    Document { buf: Vec<u8> },
+}
+
+/// The streaming reader behind [`crate::check::Checker`] and [`convert_to_spans`]: bytes in,
+/// in chunks split anywhere; records, skips and invalid entries out to a [`Sink`].
+pub(crate) struct Reader {
+    option: FormatOption,
+    state: State,
+    line_no: u64,
+}
+
+impl Reader {
+    pub fn new(option: FormatOption) -> Reader {
+        let state = match option {
+            FormatOption::Spans => State::Spans {
+                lines: LineSplitter::new(),
+            },
+            _ => State::Start {
+                head: Vec::new(),
+                line_start: 0,
+                searched: 0,
+            },
+        };
+        Reader {
+            option,
+            state,
+            line_no: 0,
+        }
+    }
+
+    /// Complete lines read so far (0 while a document is being buffered).
+    pub fn lines_read(&self) -> u64 {
+        self.line_no
+    }
+
+    pub fn push<S: Sink>(&mut self, chunk: &[u8], sink: &mut S) {
+        let Reader { state, line_no, .. } = self;
+        let decision = match state {
+            State::Spans { lines } => {
+                lines.push(chunk, |line| {
+                    *line_no += 1;
+                    span_line(sink, *line_no, line);
+                });
+                return;
+            }
+            State::Lines {
+                lines,
+                format,
+                collector,
+            } => {
+                lines.push(chunk, |line| {
+                    *line_no += 1;
+                    json_line(*format, *line_no, line, collector, sink);
+                });
+                return;
+            }
+            State::Document { buf } => {
+                buf.extend_from_slice(chunk);
+                return;
+            }
+            State::Start {
+                head,
+                line_start,
+                searched,
+            } => {
+                if head.is_empty() {
+                    // The common case: the first chunk holds the first line. Decide on the
+                    // chunk itself and hand it to the chosen reader without a copy.
+                    let (mut start, mut seen) = (0, 0);
+                    if let Some(first) = first_nonblank_line(chunk, &mut start, &mut seen) {
+                        let decision = detect::first_line(first);
+                        self.begin(decision, sink);
+                        return self.push(chunk, sink);
+                    }
+                }
+                head.extend_from_slice(chunk);
+                match first_nonblank_line(head, line_start, searched) {
+                    Some(first) => detect::first_line(first),
+                    None => return,
+                }
+            }
+        };
+        self.begin(decision, sink);
+    }
+
+    /// Chooses the reader and replays what was buffered into it.
+    fn begin<S: Sink>(&mut self, decision: FirstLine, sink: &mut S) {
+        // A forced `spans` never waits in `Start` (see `new`), so `forced` is a trace format.
+        let state = match (decision, self.option.forced()) {
+            (FirstLine::Document, _) => State::Document { buf: Vec::new() },
+            (_, Some(format)) => lines_state(format),
+            (FirstLine::Lines(Some(format)), None) => lines_state(format),
+            _ => State::Spans {
+                lines: LineSplitter::new(),
+            },
+        };
+        let State::Start { head, .. } = std::mem::replace(&mut self.state, state) else {
+            return;
+        };
+        self.push(&head, sink);
+    }
+
+    pub fn finish<S: Sink>(mut self, sink: &mut S) {
+        if let State::Start { head, .. } = &self.state {
+            // The whole input fit before a newline: decide on its first non-blank line.
+            let decision = head
+                .split(|&b| b == b'\n')
+                .map(strip_bom)
+                .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+                .map_or(FirstLine::Spans, detect::first_line);
+            self.begin(decision, sink);
+        }
+        match self.state {
+            State::Start { .. } => {}
+            State::Spans { lines } => {
+                if let Some(last) = lines.finish() {
+                    self.line_no += 1;
+                    span_line(sink, self.line_no, &last);
+                }
+                sink.set_format(Format::Spans.as_str(), None);
+            }
+            State::Lines {
+                lines,
+                format,
+                mut collector,
+            } => {
+                if let Some(last) = lines.finish() {
+                    self.line_no += 1;
+                    json_line(format, self.line_no, &last, &mut collector, sink);
+                }
+                let conventions = collector.finish(sink);
+                sink.set_format(
+                    format.as_str(),
+                    Some(ReadAs {
+                        layout: Layout::Lines,
+                        conventions,
+                    }),
+                );
+            }
+            State::Document { buf } => read_document(self.option, strip_bom(&buf), sink),
+        }
+    }
+}
+
+fn lines_state(format: Format) -> State {
+    State::Lines {
+        lines: LineSplitter::new(),
+        format,
+        collector: Collector::default(),
+    }
+}
+
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// The first complete non-blank line of `head` (newline-terminated). `line_start` is where
+/// the current line starts and `searched` how far a newline was looked for, so each byte is
+/// scanned once however the input is chunked.
+fn first_nonblank_line<'a>(
+    head: &'a [u8],
+    line_start: &mut usize,
+    searched: &mut usize,
+) -> Option<&'a [u8]> {
+    loop {
+        let from = (*searched).max(*line_start);
+        let Some(at) = crate::lines::find_newline(&head[from..]).map(|p| from + p) else {
+            *searched = head.len();
+            return None;
+        };
+        let line = &head[*line_start..at];
+        let line = if *line_start == 0 {
+            strip_bom(line)
+        } else {
+            line
+        };
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            return Some(line);
+        }
+        *line_start = at + 1;
+        *searched = at + 1;
+    }
+}
+
+/// One line of seed-000 span JSONL: the checker's hot path.
+#[inline]
+fn span_line<S: Sink>(sink: &mut S, line_no: u64, line: &[u8]) {
+    // A UTF-8 byte order mark at the start of a file is not part of the first record.
+    let line = if line_no == 1 { strip_bom(line) } else { line };
+    // Only a line that starts with whitespace can be blank: no scan of ordinary lines.
+    if line.first().is_none_or(u8::is_ascii_whitespace) && line.iter().all(u8::is_ascii_whitespace)
+    {
+        return sink.blank();
+    }
+    match parse_view(line) {
+        Ok(rec) => sink.span(line_no, rec),
+        Err(e) => sink.invalid(line_no, e.kind, e.message),
+    }
+}
+
+fn json_line(
+    format: Format,
+    line_no: u64,
+    line: &[u8],
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) {
+    let line = if line_no == 1 { strip_bom(line) } else { line };
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return sink.blank();
+    }
+    let value = match serde_json::from_slice::<Value>(line) {
+        Ok(v) => v,
+        Err(e) => {
+            let why = format!("not valid JSON: {}", json_error(&e));
+            return sink.invalid(line_no, json_kind(line), why);
+        }
+    };
+    let mut entries = Entries::line(line_no);
+    if let Err(error) = read_value(format, &value, &mut entries, collector, sink) {
+        sink.invalid(line_no, InvalidKind::UnknownFormat, error);
+    }
+}
+
+fn read_document(option: FormatOption, buf: &[u8], sink: &mut dyn Sink) {
+    let mut collector = Collector::default();
+    let mut entries = Entries::document();
+    let (format, result) = match serde_json::from_slice::<Value>(buf) {
+        Err(e) => {
+            let name = option.forced().map_or("unknown", Format::as_str);
+            let why = format!(
+                "not valid JSON (line {} column {}): {}; read as one JSON document because \
+                 the input starts like one",
+                e.line(),
+                e.column(),
+                json_error(&e)
+            );
+            (name, Err((json_kind(buf), why)))
+        }
+        Ok(value) => match option.forced().or_else(|| detect::format_of(&value)) {
+            Some(f) => (
+                f.as_str(),
+                read_value(f, &value, &mut entries, &mut collector, sink)
+                    .map_err(|why| (InvalidKind::UnknownFormat, why)),
+            ),
+            None => (
+                "unknown",
+                Err((
+                    InvalidKind::UnknownFormat,
+                    format!(
+                        "not a recognised trace format: {EXPECTED}; found {}",
+                        describe(&value)
+                    ),
+                )),
+            ),
+        },
+    };
+    if let Err((kind, why)) = result {
+        sink.invalid(entries.next(), kind, why);
+    }
+    let conventions = collector.finish(sink);
+    sink.set_format(
+        format,
+        Some(ReadAs {
+            layout: Layout::Document,
+            conventions,
+        }),
+    );
+}
+
+/// Why bytes that serde_json rejected are not JSON: binary data (a NUL byte), text that is
+/// not UTF-8, or malformed JSON.
+fn json_kind(bytes: &[u8]) -> InvalidKind {
+    if bytes.contains(&0) {
+        InvalidKind::Binary
+    } else if std::str::from_utf8(bytes).is_err() {
+        InvalidKind::NotUtf8
+    } else {
+        InvalidKind::NotJson
+    }
+}
+
+/// serde_json's message without its " at line L column C" suffix.
+pub(crate) fn json_error(err: &serde_json::Error) -> String {
+    let full = err.to_string();
+    let suffix = format!(" at line {} column {}", err.line(), err.column());
+    full.strip_suffix(&suffix).unwrap_or(&full).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_nonblank_line_waits_for_the_newline() {
+        let (mut start, mut searched) = (0, 0);
+        assert_eq!(
+            first_nonblank_line(b"\n  \n{\"a\"", &mut start, &mut searched),
+            None
+        );
+        assert_eq!((start, searched), (4, 8));
+        let head = b"\n  \n{\"a\":1}\nrest";
+        assert_eq!(
+            first_nonblank_line(head, &mut start, &mut searched),
+            Some(&b"{\"a\":1}"[..])
+        );
+        let (mut start, mut searched) = (0, 0);
+        assert_eq!(
+            first_nonblank_line(b"\xEF\xBB\xBF{}\n", &mut start, &mut searched),
+            Some(&b"{}"[..])
+        );
+    }
+}
