@@ -431,12 +431,16 @@ fn url_password(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option
         .position(|b| b"/?#\"'<>\\` \t\r\n".contains(b))
         .unwrap_or(s.len() - u);
     let at = u + s[u..stop].iter().rposition(|&b| b == b'@')?;
+    if starts_with(s, u, b"[REDACTED:") {
+        return None;
+    }
     let colon = u + s[u..at].iter().position(|&b| b == b':')?;
     let pw = &s[colon + 1..at];
     if pw.is_empty() || is_dummy_value(pw) {
         return None;
     }
-    push(out, colon + 1, at, Rule::UrlPassword)
+    push(out, colon + 1, at, Rule::UrlPassword)?;
+    Some(colon + 1)
 }
 
 /// `name = value`, `name: value`, `"name": "value"`, `?name=value&`, `NAME=value` lines and
@@ -578,6 +582,23 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
     if value.len() < 3 || is_dummy_value(value) {
         return None;
     }
+    // In running prose (`the token: expires`), a bare lowercase word after a colon is a
+    // word, not a credential; on its own line, in quotes or in a query it is a value.
+    let prose = sep == b':'
+        && !line_start
+        && !query
+        && s[v] != b'"'
+        && s[v] != b'\\'
+        && s[v] != b'\''
+        && !matches!(class, KeyClass::Authorization)
+        && rule != Rule::Cookie;
+    let word = value
+        .iter()
+        .rposition(|b| !b".!?".contains(b))
+        .map_or(&value[..0], |p| &value[..=p]);
+    if prose && word.iter().all(u8::is_ascii_lowercase) {
+        return None;
+    }
     // An authorization value keeps its scheme word: `Bearer [REDACTED:bearer_token]`.
     let (mut start, mut rule) = (vstart, rule);
     if matches!(class, KeyClass::Authorization) {
@@ -595,7 +616,7 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
             start = vstart + w + sp;
         }
     }
-    if !cfg.on(rule) {
+    if !cfg.on(rule) || is_dummy_value(&s[start..vend]) {
         return None;
     }
     out.push(Finding {
@@ -604,7 +625,8 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
         rule,
         wrap: if start == vstart { wrap } else { None },
     });
-    Some(vend)
+    // Scan on inside the value: a token found there is more specific (`ghp_` under `token`).
+    Some(start)
 }
 
 /// `local@domain.tld` (policy: `emails`).
