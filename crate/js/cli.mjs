@@ -9,6 +9,11 @@ import { UsageError, context } from './cli/common.mjs';
 
 const commands = {
   check: () => import('./cli/check.mjs'),
+  hash: () => import('./cli/hash.mjs'),
+  record: () => import('./cli/record.mjs'),
+  gate: () => import('./cli/gate.mjs'),
+  diff: () => import('./cli/diff.mjs'),
+  hop: () => import('./cli/hop.mjs'),
 };
 
 async function main(argv) {

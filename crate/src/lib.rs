@@ -20,5 +20,10 @@ pub mod lines;
 pub mod redact;
 pub mod span;
 
+pub mod canonical;
+pub mod gate;
+pub mod hash;
+pub mod hop;
+
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

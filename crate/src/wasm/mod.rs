@@ -14,7 +14,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::Coded;
 
+pub mod canonical;
 pub mod check;
+pub mod gate;
+pub mod hash;
+pub mod hop;
 
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
 /// every input error is a value) to `console.error` with a readable message.

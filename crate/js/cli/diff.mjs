@@ -1,0 +1,70 @@
+// `toolslice diff LEFT RIGHT`: compare two runs, as span manifests or as hop rows.
+import { parse, UsageError } from './common.mjs';
+import { readRecords, write } from './records.mjs';
+
+export const summary = 'diff two runs: span manifests (multiset) or hop rows (policy drift)';
+
+const usage = `usage: toolslice diff [--json] LEFT RIGHT
+
+Compares two runs. Span records (as "toolslice record" writes them) are diffed by the
+multiset of (name, status, args_sha256, result_sha256), as the seeds' diff_manifests does:
+  - NAME STATUS ARGS RESULT   only in LEFT
+  + NAME STATUS ARGS RESULT   only in RIGHT
+Hop rows (as "toolslice hop" writes them) are paired by tool_call_id (else by position) and
+judged: same, changed (a boundary digest differs), policy_drift (a redaction rule_id
+changed: not a model regression), only_left, only_right.
+
+  --json   the seeds' {"only_left": [...], "only_right": [...]} (or the run comparison)
+
+exit status: 0 no difference (policy drift alone counts as none); 1 differences; 2 a usage
+or I/O error.`;
+
+export async function run(args, { toolslice, stdout, stderr }) {
+  const parsed = parse(args, { usage, options: { json: { type: 'boolean' } } });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  if (positionals.length !== 2) throw new UsageError('give two files: toolslice diff LEFT RIGHT');
+  const [leftFile, rightFile] = positionals;
+  if (leftFile === '-' && rightFile === '-') throw new UsageError('only one of LEFT and RIGHT can be stdin');
+  const left = await readRecords(leftFile);
+  const right = await readRecords(rightFile);
+  const isHop = (records) => records.length > 0 && records.every((r) => r && typeof r === 'object' && 'mutation_hop' in r);
+  if (isHop(left) || isHop(right)) {
+    if (!(isHop(left) || left.length === 0) || !(isHop(right) || right.length === 0)) {
+      throw new UsageError('one file holds hop rows and the other does not');
+    }
+    return diffHops(toolslice, left, right, values.json, stdout, stderr);
+  }
+  const diff = toolslice.diffManifests(toolslice.manifest(left), toolslice.manifest(right));
+  if (values.json) {
+    await write(stdout, JSON.stringify(diff) + '\n');
+  } else {
+    const row = (sign, entry) => `${sign} ${entry.map((f) => f ?? '-').join(' ')}\n`;
+    await write(stdout, diff.only_left.map((e) => row('-', e)).join('') + diff.only_right.map((e) => row('+', e)).join(''));
+  }
+  return diff.only_left.length + diff.only_right.length > 0 ? 1 : 0;
+}
+
+async function diffHops(toolslice, left, right, json, stdout, stderr) {
+  const cmp = toolslice.compareRuns(left, right);
+  if (json) {
+    await write(stdout, JSON.stringify(cmp, null, 2) + '\n');
+  } else {
+    const lines = [];
+    for (const r of cmp.rows) {
+      if (r.verdict === 'same') continue;
+      const who = [r.tool_call_id ?? `#${r.left_index ?? r.right_index}`, r.tool_name].filter(Boolean).join(' ');
+      let detail = '';
+      if (r.verdict === 'changed') detail = ` ${r.changed_boundaries.join(',')}: ${r.left_hop} -> ${r.right_hop}`;
+      if (r.verdict === 'policy_drift') {
+        detail = ' ' + r.drift.map((d) => `${d.field_path} ${d.left_rule_id ?? '(none)'} -> ${d.right_rule_id ?? '(none)'}`).join('; ');
+      }
+      lines.push(`${r.verdict} ${who}${detail}\n`);
+    }
+    await write(stdout, lines.join(''));
+    stderr.write(
+      `toolslice: ${cmp.same} same, ${cmp.changed} changed, ${cmp.policy_drift} policy drift, ${cmp.only_left} only left, ${cmp.only_right} only right\n`,
+    );
+  }
+  return cmp.changed + cmp.only_left + cmp.only_right > 0 ? 1 : 0;
+}

@@ -1,0 +1,122 @@
+//! Canonical text of a [`serde_json::Value`]: for values that arrive already parsed (from
+//! JavaScript through serde-wasm-bindgen, or from serde). The rules are those of the text
+//! canonicaliser; numbers are whatever serde_json kept (`u64`, `i64` exactly, else `f64`), so
+//! prefer [`super::canonicalize`] on the original text when big integers matter.
+
+use serde_json::Value;
+
+use super::number::{es_number, python_float_repr};
+use super::write::{jcs_integer_ok, key_order, write_string};
+use super::{push_key_segment, CanonicalError, Form, Location};
+
+/// Values nested deeper than this are refused (the writer recurses, and a wasm stack is
+/// small). Text input is read iteratively and has no such limit.
+pub const MAX_VALUE_DEPTH: usize = 1000;
+
+/// The canonical text of a parsed JSON value.
+pub fn canonicalize_value(value: &Value, form: Form) -> Result<String, CanonicalError> {
+    let mut out = String::new();
+    let mut path = String::from("$");
+    write_value(value, form, &mut out, &mut path, 0)?;
+    Ok(out)
+}
+
+fn write_value(
+    value: &Value,
+    form: Form,
+    out: &mut String,
+    path: &mut String,
+    depth: usize,
+) -> Result<(), CanonicalError> {
+    if depth > MAX_VALUE_DEPTH {
+        return Err(CanonicalError::TooDeep { path: path.clone() });
+    }
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::String(s) => write_string(out, s),
+        Value::Number(n) => {
+            if n.is_u64() || n.is_i64() {
+                let mut buf = [0u8; 20];
+                let start = out.len();
+                match (n.as_u64(), n.as_i64()) {
+                    (Some(u), _) => out.push_str(itoa_u64(u, &mut buf)),
+                    (None, Some(i)) => {
+                        out.push('-');
+                        out.push_str(itoa_u64(i.unsigned_abs(), &mut buf));
+                    }
+                    (None, None) => out.push('0'),
+                }
+                if form == Form::Jcs && !jcs_integer_ok(&out[start..]) {
+                    let lexeme = out[start..].to_string();
+                    return Err(CanonicalError::UnsafeInteger {
+                        lexeme,
+                        at: Location::path(path.clone()),
+                    });
+                }
+            } else {
+                // serde_json never stores a non-finite f64.
+                let x = n.as_f64().unwrap_or(f64::NAN);
+                match form {
+                    Form::Python => python_float_repr(x, out),
+                    Form::Jcs => {
+                        if !es_number(x, out) {
+                            return Err(CanonicalError::NonFinite {
+                                lexeme: n.to_string(),
+                                at: Location::path(path.clone()),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let len = path.len();
+                path.push('[');
+                path.push_str(itoa_u64(i as u64, &mut [0; 20]));
+                path.push(']');
+                write_value(item, form, out, path, depth + 1)?;
+                path.truncate(len);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| key_order(form, a.0, b.0));
+            out.push('{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, key);
+                out.push(':');
+                let len = path.len();
+                push_key_segment(path, key);
+                write_value(item, form, out, path, depth + 1)?;
+                path.truncate(len);
+            }
+            out.push('}');
+        }
+    }
+    Ok(())
+}
+
+/// Decimal digits of `v` in a caller-provided buffer (no allocation).
+fn itoa_u64(mut v: u64, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
+}

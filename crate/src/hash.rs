@@ -1,0 +1,335 @@
+//! SHA-256 inside the module, so a digest never depends on what the host offers (WebCrypto
+//! is async and missing in some workers; Node's `crypto` is absent from browsers).
+//!
+//! The compression function is RustCrypto's `sha2`. Three things around it matter for speed
+//! in WebAssembly, and are why this module is more than a re-export:
+//!
+//! - **No allocation on the hashing path.** [`Sha256`] lives on the stack, hex is written
+//!   through a table into a fixed buffer, and [`sha256_batch`] writes raw digests into a
+//!   caller slice.
+//! - **Long inputs are fed in 64 KiB slices through a function that is never inlined.**
+//!   V8 first runs wasm code on its baseline compiler and swaps in optimised code only at the
+//!   next *call*; a single call hashing 64 MB would stay on the slow tier to the end (about
+//!   10x slower). Re-entering a small function per slice lets the optimised code take over
+//!   after the first few slices.
+//! - **Many small inputs cross the JS boundary once.** [`sha256_batch`] takes one buffer and
+//!   a list of lengths, so hashing 100,000 short strings costs one call, not 100,000.
+//!
+//! Hex is lowercase. The short form is the first 16 hex characters (8 bytes), as seed 000
+//! writes them (`hashlib.sha256(...).hexdigest()[:16]`).
+
+use std::fmt;
+
+use sha2::Digest as _;
+
+use crate::error::Coded;
+
+/// Bytes in a SHA-256 digest.
+pub const DIGEST_LEN: usize = 32;
+/// Hex characters in the short form seed 000 writes.
+pub const SHORT_HEX_LEN: usize = 16;
+/// Slice size for long inputs (see the module docs on tiering).
+const SLICE: usize = 64 * 1024;
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// A SHA-256 digest.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Digest(pub [u8; DIGEST_LEN]);
+
+impl Digest {
+    pub fn as_bytes(&self) -> &[u8; DIGEST_LEN] {
+        &self.0
+    }
+
+    /// Writes the 64 lowercase hex characters into `out` (no allocation).
+    pub fn write_hex(&self, out: &mut [u8; 2 * DIGEST_LEN]) {
+        for (i, b) in self.0.iter().enumerate() {
+            out[2 * i] = HEX[usize::from(b >> 4)];
+            out[2 * i + 1] = HEX[usize::from(b & 15)];
+        }
+    }
+
+    /// The full lowercase hex digest (64 characters).
+    pub fn hex(&self) -> String {
+        let mut buf = [0u8; 2 * DIGEST_LEN];
+        self.write_hex(&mut buf);
+        buf.iter().map(|&b| b as char).collect()
+    }
+
+    /// The first 16 hex characters, seed 000's short form.
+    pub fn short_hex(&self) -> String {
+        let mut buf = [0u8; 2 * DIGEST_LEN];
+        self.write_hex(&mut buf);
+        buf[..SHORT_HEX_LEN].iter().map(|&b| b as char).collect()
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0u8; 2 * DIGEST_LEN];
+        self.write_hex(&mut buf);
+        // Only ASCII hex digits were written.
+        f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Digest({self})")
+    }
+}
+
+/// An incremental SHA-256: `update` any number of times, then `finish`. Also counts the
+/// bytes it saw, since every record that carries a digest carries the length beside it.
+#[derive(Clone, Default)]
+pub struct Sha256 {
+    inner: sha2::Sha256,
+    len: u64,
+}
+
+impl fmt::Debug for Sha256 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sha256")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+#[inline(never)]
+fn absorb(inner: &mut sha2::Sha256, slice: &[u8]) {
+    inner.update(slice);
+}
+
+impl Sha256 {
+    pub fn new() -> Sha256 {
+        Sha256::default()
+    }
+
+    /// Feeds more bytes.
+    pub fn update(&mut self, data: &[u8]) {
+        self.len += data.len() as u64;
+        if data.len() <= SLICE {
+            absorb(&mut self.inner, data);
+        } else {
+            for slice in data.chunks(SLICE) {
+                absorb(&mut self.inner, slice);
+            }
+        }
+    }
+
+    /// Bytes fed so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing was fed yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The digest of everything fed.
+    pub fn finish(self) -> Digest {
+        Digest(self.inner.finalize().into())
+    }
+
+    /// The digest of everything fed; the hasher starts over, empty.
+    pub fn finish_reset(&mut self) -> Digest {
+        self.len = 0;
+        Digest(self.inner.finalize_reset().into())
+    }
+}
+
+/// The SHA-256 of `data`.
+pub fn sha256(data: &[u8]) -> Digest {
+    let mut h = Sha256::new();
+    h.update(data);
+    h.finish()
+}
+
+/// The lowercase hex SHA-256 of `data` (64 characters).
+pub fn sha256_hex(data: &[u8]) -> String {
+    sha256(data).hex()
+}
+
+/// The first 16 hex characters of the SHA-256 of `data` (seed 000's short form).
+pub fn sha256_short(data: &[u8]) -> String {
+    sha256(data).short_hex()
+}
+
+/// Whether `s` is a full lowercase hex SHA-256 digest (64 characters of `0-9a-f`). Digests
+/// read from files are checked with this before they name anything on disk.
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 2 * DIGEST_LEN && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A batch whose parts do not add up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchError {
+    /// The lengths add up to `expected` bytes but the data has `actual`.
+    LengthsMismatch { expected: u64, actual: u64 },
+    /// The output has room for `capacity` bytes but `needed` are needed.
+    OutputSize { needed: usize, capacity: usize },
+}
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BatchError::LengthsMismatch { expected, actual } => write!(
+                f,
+                "batch lengths add up to {expected} bytes but the data holds {actual}"
+            ),
+            BatchError::OutputSize { needed, capacity } => write!(
+                f,
+                "batch output needs {needed} bytes but has room for {capacity}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BatchError {}
+
+impl Coded for BatchError {
+    fn code(&self) -> &'static str {
+        "invalid_batch"
+    }
+}
+
+/// Hashes many inputs laid end to end in `data`, the i-th being `lengths[i]` bytes long, and
+/// writes the raw 32-byte digests one after another into `out` (which must hold exactly
+/// `32 * lengths.len()` bytes). Nothing is allocated.
+pub fn sha256_batch(data: &[u8], lengths: &[u32], out: &mut [u8]) -> Result<(), BatchError> {
+    let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+    if total != data.len() as u64 {
+        return Err(BatchError::LengthsMismatch {
+            expected: total,
+            actual: data.len() as u64,
+        });
+    }
+    let needed = DIGEST_LEN * lengths.len();
+    if out.len() != needed {
+        return Err(BatchError::OutputSize {
+            needed,
+            capacity: out.len(),
+        });
+    }
+    let mut at = 0usize;
+    for (&len, slot) in lengths.iter().zip(out.chunks_exact_mut(DIGEST_LEN)) {
+        let end = at + len as usize;
+        slot.copy_from_slice(&sha2::Sha256::digest(&data[at..end]));
+        at = end;
+    }
+    Ok(())
+}
+
+/// Like [`sha256_batch`] but writes 64 hex characters per input into `out` (which must hold
+/// exactly `64 * lengths.len()` bytes).
+pub fn sha256_batch_hex(data: &[u8], lengths: &[u32], out: &mut [u8]) -> Result<(), BatchError> {
+    let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+    if total != data.len() as u64 {
+        return Err(BatchError::LengthsMismatch {
+            expected: total,
+            actual: data.len() as u64,
+        });
+    }
+    let needed = 2 * DIGEST_LEN * lengths.len();
+    if out.len() != needed {
+        return Err(BatchError::OutputSize {
+            needed,
+            capacity: out.len(),
+        });
+    }
+    let mut at = 0usize;
+    for (&len, slot) in lengths.iter().zip(out.chunks_exact_mut(2 * DIGEST_LEN)) {
+        let end = at + len as usize;
+        let digest = Digest(sha2::Sha256::digest(&data[at..end]).into());
+        let mut hex = [0u8; 2 * DIGEST_LEN];
+        digest.write_hex(&mut hex);
+        slot.copy_from_slice(&hex);
+        at = end;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_vectors() {
+        // FIPS 180-2 examples.
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            sha256_hex(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        );
+        let million_a = vec![b'a'; 1_000_000];
+        assert_eq!(
+            sha256_hex(&million_a),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        );
+        assert_eq!(sha256_short(b"abc"), "ba7816bf8f01cfea");
+    }
+
+    #[test]
+    fn incremental_equals_one_shot_across_slice_boundaries() {
+        let data: Vec<u8> = (0..3 * SLICE + 17).map(|i| (i * 31 % 251) as u8).collect();
+        for split in [0, 1, 63, 64, 65, SLICE - 1, SLICE, SLICE + 1, 2 * SLICE + 5] {
+            let mut h = Sha256::new();
+            h.update(&data[..split]);
+            h.update(&data[split..]);
+            assert_eq!(h.len(), data.len() as u64);
+            assert_eq!(h.finish(), sha256(&data), "split {split}");
+        }
+        let mut h = Sha256::new();
+        h.update(b"abc");
+        let first = h.finish_reset();
+        assert!(h.is_empty());
+        h.update(b"abc");
+        assert_eq!(first, h.finish());
+    }
+
+    #[test]
+    fn batch_matches_one_shot_and_checks_sizes() {
+        let parts: [&[u8]; 4] = [b"", b"a", b"abc", &[7u8; 200]];
+        let data: Vec<u8> = parts.concat();
+        let lengths: Vec<u32> = parts.iter().map(|p| p.len() as u32).collect();
+        let mut raw = vec![0u8; 32 * parts.len()];
+        sha256_batch(&data, &lengths, &mut raw).unwrap();
+        let mut hex = vec![0u8; 64 * parts.len()];
+        sha256_batch_hex(&data, &lengths, &mut hex).unwrap();
+        for (i, p) in parts.iter().enumerate() {
+            assert_eq!(&raw[32 * i..32 * i + 32], sha256(p).as_bytes());
+            assert_eq!(
+                std::str::from_utf8(&hex[64 * i..64 * i + 64]).unwrap(),
+                sha256_hex(p)
+            );
+        }
+        assert_eq!(
+            sha256_batch(&data[1..], &lengths, &mut raw),
+            Err(BatchError::LengthsMismatch {
+                expected: data.len() as u64,
+                actual: data.len() as u64 - 1
+            })
+        );
+        assert!(matches!(
+            sha256_batch(&data, &lengths, &mut raw[1..]),
+            Err(BatchError::OutputSize { .. })
+        ));
+    }
+
+    #[test]
+    fn digest_shape_check() {
+        assert!(is_sha256_hex(&sha256_hex(b"x")));
+        assert!(!is_sha256_hex("../etc/passwd"));
+        assert!(!is_sha256_hex(&sha256_hex(b"x").to_uppercase()));
+        assert!(!is_sha256_hex(&sha256_hex(b"x")[..63]));
+    }
+}

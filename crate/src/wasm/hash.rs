@@ -1,0 +1,186 @@
+//! JS binding of SHA-256: one-shot (`sha256`, `sha256Hex`, `sha256Short`), batched
+//! (`sha256Batch`, `sha256HexBatch`, `sha256Many`) and incremental (`Sha256`).
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::check::JsInput;
+use super::{error_with_code, into_error};
+use crate::hash::{self, Digest, DIGEST_LEN};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_HASH: &'static str = r#"
+/** Inputs for `sha256Many`: strings are hashed as UTF-8. */
+export type HashInputs = Array<string | Uint8Array | ArrayBuffer>;
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "HashInputs")]
+    pub type JsHashInputs;
+}
+
+/// Bytes copied from a JS typed array per step: large inputs are hashed through one small
+/// buffer instead of being copied whole into wasm memory (which would grow it for good).
+const STEP: u32 = 1 << 16;
+
+/// Feeds a string (as UTF-8) or bytes to `hasher`.
+fn feed(
+    hasher: &mut hash::Sha256,
+    input: &JsValue,
+    scratch: &mut Vec<u8>,
+    what: &str,
+) -> Result<(), JsValue> {
+    if let Some(s) = input.dyn_ref::<js_sys::JsString>() {
+        hasher.update(String::from(s).as_bytes());
+        return Ok(());
+    }
+    let view = if let Some(view) = input.dyn_ref::<js_sys::Uint8Array>() {
+        view.clone()
+    } else if input.is_instance_of::<js_sys::ArrayBuffer>() {
+        js_sys::Uint8Array::new(input)
+    } else {
+        return Err(error_with_code(
+            &format!("{what} must be a string, a Uint8Array or an ArrayBuffer"),
+            "invalid_argument",
+        ));
+    };
+    let len = view.length();
+    if len <= STEP {
+        scratch.resize(len as usize, 0);
+        view.copy_to(scratch);
+        hasher.update(scratch);
+        return Ok(());
+    }
+    scratch.resize(STEP as usize, 0);
+    let mut at = 0;
+    while at < len {
+        let end = (at + STEP).min(len);
+        let part = &mut scratch[..(end - at) as usize];
+        view.subarray(at, end).copy_to(part);
+        hasher.update(part);
+        at = end;
+    }
+    Ok(())
+}
+
+fn digest_of(data: &JsInput) -> Result<Digest, JsValue> {
+    let mut hasher = hash::Sha256::new();
+    feed(&mut hasher, data, &mut Vec::new(), "data")?;
+    Ok(hasher.finish())
+}
+
+/// The SHA-256 of a string (as UTF-8) or bytes: 32 raw bytes.
+#[wasm_bindgen(js_name = sha256)]
+pub fn sha256_js(data: &JsInput) -> Result<Vec<u8>, JsValue> {
+    Ok(digest_of(data)?.0.to_vec())
+}
+
+/// The lowercase hex SHA-256 (64 characters) of a string (as UTF-8) or bytes.
+#[wasm_bindgen(js_name = sha256Hex)]
+pub fn sha256_hex_js(data: &JsInput) -> Result<String, JsValue> {
+    Ok(digest_of(data)?.hex())
+}
+
+/// The first 16 hex characters of the SHA-256, the short form seed 000 writes.
+#[wasm_bindgen(js_name = sha256Short)]
+pub fn sha256_short_js(data: &JsInput) -> Result<String, JsValue> {
+    Ok(digest_of(data)?.short_hex())
+}
+
+/// Hashes many inputs in one call: `data` holds them end to end, `lengths[i]` is the length of
+/// the i-th. Returns the raw digests end to end (32 bytes each).
+#[wasm_bindgen(js_name = sha256Batch)]
+pub fn sha256_batch_js(data: &[u8], lengths: &[u32]) -> Result<Vec<u8>, JsValue> {
+    let mut out = vec![0u8; DIGEST_LEN * lengths.len()];
+    hash::sha256_batch(data, lengths, &mut out).map_err(into_error)?;
+    Ok(out)
+}
+
+/// Like `sha256Batch`, returning the hex digests end to end in one string (64 characters
+/// each: the i-th is `out.slice(64 * i, 64 * i + 64)`).
+#[wasm_bindgen(js_name = sha256HexBatch)]
+pub fn sha256_hex_batch_js(data: &[u8], lengths: &[u32]) -> Result<String, JsValue> {
+    let mut out = vec![0u8; 2 * DIGEST_LEN * lengths.len()];
+    hash::sha256_batch_hex(data, lengths, &mut out).map_err(into_error)?;
+    String::from_utf8(out).map_err(|_| error_with_code("hex output is ASCII", "internal"))
+}
+
+/// The hex SHA-256 of each input (strings as UTF-8). Convenient; for the most inputs per
+/// second pack them into one buffer and call `sha256HexBatch`.
+#[wasm_bindgen(js_name = sha256Many)]
+pub fn sha256_many_js(inputs: &JsHashInputs) -> Result<Vec<String>, JsValue> {
+    let array = inputs
+        .dyn_ref::<js_sys::Array>()
+        .ok_or_else(|| error_with_code("inputs must be an array", "invalid_argument"))?;
+    let mut scratch = Vec::new();
+    let mut out = Vec::with_capacity(array.length() as usize);
+    for (i, item) in array.iter().enumerate() {
+        let mut hasher = hash::Sha256::new();
+        feed(&mut hasher, &item, &mut scratch, &format!("inputs[{i}]"))?;
+        out.push(hasher.finish().hex());
+    }
+    Ok(out)
+}
+
+/// An incremental SHA-256: `update` with chunks (strings as UTF-8, or bytes), then `digest`
+/// or `digestHex` once.
+#[wasm_bindgen(js_name = Sha256)]
+pub struct Sha256Js {
+    inner: Option<hash::Sha256>,
+    scratch: Vec<u8>,
+}
+
+impl Default for Sha256Js {
+    fn default() -> Self {
+        Sha256Js::new()
+    }
+}
+
+#[wasm_bindgen(js_class = Sha256)]
+impl Sha256Js {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Sha256Js {
+        Sha256Js {
+            inner: Some(hash::Sha256::new()),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Feeds the next chunk.
+    pub fn update(&mut self, data: &JsInput) -> Result<(), JsValue> {
+        let inner = self.inner.as_mut().ok_or_else(finished)?;
+        feed(inner, data, &mut self.scratch, "data")
+    }
+
+    /// Bytes fed so far.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> f64 {
+        self.inner.as_ref().map_or(0.0, |h| h.len() as f64)
+    }
+
+    /// The 32-byte digest; the hasher cannot be used afterwards.
+    pub fn digest(&mut self) -> Result<Vec<u8>, JsValue> {
+        Ok(self.finish()?.0.to_vec())
+    }
+
+    /// The hex digest; the hasher cannot be used afterwards.
+    #[wasm_bindgen(js_name = digestHex)]
+    pub fn digest_hex(&mut self) -> Result<String, JsValue> {
+        Ok(self.finish()?.hex())
+    }
+}
+
+impl Sha256Js {
+    fn finish(&mut self) -> Result<Digest, JsValue> {
+        self.scratch = Vec::new();
+        Ok(self.inner.take().ok_or_else(finished)?.finish())
+    }
+}
+
+fn finished() -> JsValue {
+    error_with_code(
+        "this Sha256 has already produced its digest",
+        "hasher_finished",
+    )
+}
