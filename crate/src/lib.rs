@@ -14,9 +14,6 @@ pub mod check;
 pub mod error;
 mod fxhash;
 pub mod lines;
-/// Redaction before anything else sees a tool result: keyword prefilters and small
-/// verifiers (no regex engine), typed placeholders, receipts without a character of the
-/// secret, text, JSON, escaped and percent-encoded forms, and a bounded-memory stream.
 pub mod redact;
 pub mod span;
 
