@@ -16,6 +16,7 @@ mod fxhash;
 pub mod lines;
 pub mod redact;
 pub mod span;
+pub mod truncate;
 
 pub mod canonical;
 pub mod gate;

@@ -19,6 +19,7 @@ pub mod check;
 pub mod gate;
 pub mod hash;
 pub mod hop;
+pub mod truncate;
 
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
 /// every input error is a value) to `console.error` with a readable message.

@@ -1,0 +1,132 @@
+//! The line index every cutter works on.
+//!
+//! A line is a byte range of the original text *including* its terminator (`\n`, or `\r\n`
+//! whose `\r` is part of the terminator), so that the lines tile the text exactly: every
+//! byte belongs to exactly one line, and "bytes omitted" and "lines omitted" are both sums
+//! over the same partition. An empty text has no lines; a text ending without a newline
+//! has a last line without terminator.
+
+use crate::lines::find_newline;
+
+/// One line: `start..end` is the whole line, `start..content_end` the line without its
+/// terminator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Line {
+    pub start: usize,
+    pub content_end: usize,
+    pub end: usize,
+}
+
+impl Line {
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn has_terminator(&self) -> bool {
+        self.end > self.content_end
+    }
+
+    pub fn text<'a>(&self, src: &'a str) -> &'a str {
+        &src[self.start..self.end]
+    }
+
+    pub fn content<'a>(&self, src: &'a str) -> &'a str {
+        &src[self.start..self.content_end]
+    }
+}
+
+/// Splits `text` into lines (see the module docs for what a line is).
+pub(crate) fn split_lines(text: &str) -> Vec<Line> {
+    let bytes = text.as_bytes();
+    let mut lines = Vec::with_capacity(bytes.len() / 64 + 1);
+    let mut start = 0;
+    while start < bytes.len() {
+        match find_newline(&bytes[start..]) {
+            Some(at) => {
+                let nl = start + at;
+                let content_end = if nl > start && bytes[nl - 1] == b'\r' {
+                    nl - 1
+                } else {
+                    nl
+                };
+                lines.push(Line {
+                    start,
+                    content_end,
+                    end: nl + 1,
+                });
+                start = nl + 1;
+            }
+            None => {
+                lines.push(Line {
+                    start,
+                    content_end: bytes.len(),
+                    end: bytes.len(),
+                });
+                start = bytes.len();
+            }
+        }
+    }
+    lines
+}
+
+/// `(omitted_lines, partial_lines)`: lines none of whose bytes are kept, and lines of which
+/// some but not all bytes are kept. `kept` must be sorted and disjoint.
+pub(crate) fn line_accounting(lines: &[Line], kept: &[[usize; 2]]) -> (usize, usize) {
+    let mut omitted = 0;
+    let mut partial = 0;
+    let mut k = 0;
+    for line in lines {
+        while k < kept.len() && kept[k][1] <= line.start {
+            k += 1;
+        }
+        // Bytes of this line covered by kept ranges starting at k.
+        let mut covered = 0;
+        let mut j = k;
+        while j < kept.len() && kept[j][0] < line.end {
+            let lo = kept[j][0].max(line.start);
+            let hi = kept[j][1].min(line.end);
+            covered += hi - lo;
+            if kept[j][1] > line.end {
+                break;
+            }
+            j += 1;
+        }
+        if covered == 0 {
+            omitted += 1;
+        } else if covered < line.len() {
+            partial += 1;
+        }
+    }
+    (omitted, partial)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<&str> {
+        split_lines(s).iter().map(|l| l.text(s)).collect()
+    }
+
+    #[test]
+    fn lines_tile_the_text() {
+        assert!(texts("").is_empty());
+        assert_eq!(texts("a"), vec!["a"]);
+        assert_eq!(texts("a\n"), vec!["a\n"]);
+        assert_eq!(texts("a\r\nb"), vec!["a\r\n", "b"]);
+        assert_eq!(texts("\n\n"), vec!["\n", "\n"]);
+        let l = split_lines("x\r\n")[0];
+        assert_eq!((l.start, l.content_end, l.end), (0, 1, 3));
+        assert_eq!(split_lines("\r\n")[0].content_end, 0);
+    }
+
+    #[test]
+    fn accounting_counts_untouched_and_partial_lines() {
+        let s = "aa\nbb\ncc\n";
+        let lines = split_lines(s);
+        assert_eq!(line_accounting(&lines, &[]), (3, 0));
+        assert_eq!(line_accounting(&lines, &[[0, 9]]), (0, 0));
+        assert_eq!(line_accounting(&lines, &[[0, 3], [7, 9]]), (1, 1));
+        assert_eq!(line_accounting(&lines, &[[1, 2], [4, 5]]), (1, 2));
+    }
+}
