@@ -14,6 +14,7 @@ pub mod check;
 pub mod error;
 mod fxhash;
 pub mod lines;
+pub mod pack;
 pub mod redact;
 pub mod span;
 pub mod truncate;

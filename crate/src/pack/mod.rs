@@ -53,8 +53,8 @@ use crate::hash::sha256;
 use crate::redact::{Policy, Receipt, RedactError, Redactor, RULES_VERSION};
 use crate::span::{ClipReason, SpanRecord};
 use crate::truncate::{
-    self, estimate_tokens, Budget, EstimateTokens, Fetch, TokenCounter, ToolKind,
-    TruncateError, Unit,
+    self, estimate_tokens, Budget, EstimateTokens, Fetch, TokenCounter, ToolKind, TruncateError,
+    Unit,
 };
 
 pub use registry::{Kind, Registry, ToolSpec, DEFAULT_MAX_BYTES};
@@ -239,7 +239,10 @@ pub struct Stored {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PackError {
     /// Not even the short "too large" error fits the budget.
-    BudgetTooSmall { limit: usize, needed: usize },
+    BudgetTooSmall {
+        limit: usize,
+        needed: usize,
+    },
     InvalidPolicy(RedactError),
     InvalidOptions(String),
     /// The caller's token counter failed.
@@ -383,7 +386,11 @@ pub fn pack(
                 Some((t, r)) => {
                     shape_report = r;
                     let v: Value = serde_json::from_str(&t).unwrap_or(Value::Null);
-                    (t, Some(Kind::Json), shape::outcomes(&v, &opts.shape.keep_keys))
+                    (
+                        t,
+                        Some(Kind::Json),
+                        shape::outcomes(&v, &opts.shape.keep_keys),
+                    )
                 }
                 None => {
                     let outcome = match serde_json::from_str::<Value>(&red.text) {
@@ -393,7 +400,15 @@ pub fn pack(
                     (red.text.clone(), plan.kind, outcome)
                 }
             };
-            (raw.len(), red.text, text, red.receipts, outcome, kind, false)
+            (
+                raw.len(),
+                red.text,
+                text,
+                red.receipts,
+                outcome,
+                kind,
+                false,
+            )
         }
     };
     let mut outcome = outcome;
@@ -573,6 +588,7 @@ fn too_large(
         match plan.budget.unit() {
             Unit::Bytes => Ok(s.len()),
             Unit::Chars => Ok(s.chars().count()),
+            Unit::Utf16 => Ok(s.encode_utf16().count()),
             Unit::Tokens => counter.count(s).map_err(PackError::TokenCounter),
         }
     };
@@ -676,7 +692,11 @@ fn span_record(
         || result.timed_out
         || matches!(&result.body, Body::Json(Value::Object(m)) if m.get("ok") == Some(&Value::Bool(false)));
     Ok(SpanRecord {
-        span_id: Some(opts.span_id.clone().unwrap_or_else(|| result.call_id.clone())),
+        span_id: Some(
+            opts.span_id
+                .clone()
+                .unwrap_or_else(|| result.call_id.clone()),
+        ),
         parent_id: opts.parent_id.clone(),
         name: Some(result.tool.clone()),
         status: Some(if failed { "error" } else { "ok" }.into()),
@@ -778,12 +798,13 @@ pub fn get_more_from(
         "\n[{GET_MORE}: bytes {total}-{total} of {total}; next: {GET_MORE}(id={id_json}, offset={total})]"
     )
     .len();
-    let room = page_bytes.checked_sub(trailer_max).filter(|r| *r > 0).ok_or(
-        PackError::BudgetTooSmall {
+    let room = page_bytes
+        .checked_sub(trailer_max)
+        .filter(|r| *r > 0)
+        .ok_or(PackError::BudgetTooSmall {
             limit: page_bytes,
             needed: trailer_max + 1,
-        },
-    )?;
+        })?;
     let p = page(text, offset, room);
     let mut content = p.text.clone();
     let hint = p.next_offset.map(|n| {

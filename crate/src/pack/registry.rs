@@ -34,9 +34,15 @@ impl Kind {
     }
 
     pub fn parse(s: &str) -> Option<Kind> {
-        [Kind::Terminal, Kind::Search, Kind::File, Kind::Json, Kind::Text]
-            .into_iter()
-            .find(|k| k.name() == s)
+        [
+            Kind::Terminal,
+            Kind::Search,
+            Kind::File,
+            Kind::Json,
+            Kind::Text,
+        ]
+        .into_iter()
+        .find(|k| k.name() == s)
     }
 }
 
@@ -125,7 +131,8 @@ mod tests {
         assert_eq!(r.spec("get_logs").page_bytes(), 4096);
         assert_eq!(r.spec("whatever").max_bytes, DEFAULT_MAX_BYTES);
         assert!(!r.is_registered("whatever"));
-        let json = r#"{"tools":{"ls":{"kind":"search","max_bytes":2000}},"default":{"max_bytes":1000}}"#;
+        let json =
+            r#"{"tools":{"ls":{"kind":"search","max_bytes":2000}},"default":{"max_bytes":1000}}"#;
         let r: Registry = serde_json::from_str(json).unwrap();
         assert_eq!(r.spec("ls").kind, Some(Kind::Search));
         assert_eq!(r.spec("cat").max_bytes, 1000);

@@ -248,7 +248,14 @@ fn strip_tags(s: &str) -> String {
     }
     let words: Vec<&str> = out.split_whitespace().collect();
     let mut text = words.join(" ");
-    for (from, to) in [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " ")] {
+    for (from, to) in [
+        ("&amp;", "&"),
+        ("&lt;", "<"),
+        ("&gt;", ">"),
+        ("&quot;", "\""),
+        ("&#39;", "'"),
+        ("&nbsp;", " "),
+    ] {
         text = text.replace(from, to);
     }
     match text.char_indices().nth(200) {
@@ -309,7 +316,12 @@ fn stack_trace(text: &str, whole: bool) -> Option<Value> {
     }
     let top: Vec<Value> = if t.language == "python" {
         // Python prints the innermost frame last.
-        t.frames.iter().rev().take(3).map(|f| f.trim().into()).collect()
+        t.frames
+            .iter()
+            .rev()
+            .take(3)
+            .map(|f| f.trim().into())
+            .collect()
     } else {
         t.frames.iter().take(3).map(|f| f.trim().into()).collect()
     };
@@ -361,11 +373,14 @@ fn python<'a>(lines: &[&'a str]) -> Option<Trace<'a>> {
 }
 
 fn at_frames<'a>(lines: &[&'a str]) -> Option<Trace<'a>> {
-    let is_frame = |l: &str| l.trim_start().starts_with("at ") && l.starts_with(char::is_whitespace);
+    let is_frame =
+        |l: &str| l.trim_start().starts_with("at ") && l.starts_with(char::is_whitespace);
     let first = lines.iter().position(|l| is_frame(l))?;
     let frames: Vec<&str> = lines.iter().copied().filter(|l| is_frame(l)).collect();
     let exception = first.checked_sub(1).map(|i| lines[i]);
-    let java = frames.iter().any(|f| f.contains(".java:") || f.contains("(Native Method)"));
+    let java = frames
+        .iter()
+        .any(|f| f.contains(".java:") || f.contains("(Native Method)"));
     Some(Trace {
         language: if java { "java" } else { "javascript" },
         exception,
@@ -385,7 +400,10 @@ fn rust<'a>(lines: &[&'a str]) -> Option<Trace<'a>> {
                 .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         })
         .collect();
-    let exception = lines.get(at + 1).copied().filter(|l| !l.trim_start().starts_with("stack backtrace"));
+    let exception = lines
+        .get(at + 1)
+        .copied()
+        .filter(|l| !l.trim_start().starts_with("stack backtrace"));
     let trace_lines = frames.len() * 2 + 2;
     Some(Trace {
         language: "rust",
@@ -457,7 +475,12 @@ mod tests {
             "debug": "x"
         });
         let opts = ShapeOptions {
-            drop_keys: vec!["headers".into(), "raw_http".into(), "debug".into(), "status".into()],
+            drop_keys: vec![
+                "headers".into(),
+                "raw_http".into(),
+                "debug".into(),
+                "status".into(),
+            ],
             ..ShapeOptions::default()
         };
         let r = shape_json(&mut v, &opts);
@@ -490,12 +513,18 @@ mod tests {
         assert_eq!(v["error"]["language"], "python");
         assert_eq!(v["error"]["exception"], "ValueError: bad port");
         assert_eq!(v["error"]["frames"], 2);
-        assert_eq!(v["error"]["top_frames"][0], "File \"app.py\", line 6, in main");
+        assert_eq!(
+            v["error"]["top_frames"][0],
+            "File \"app.py\", line 6, in main"
+        );
 
         let mut js = json!({"ok": false, "stack": "TypeError: x is undefined\n    at f (/app/a.js:3:9)\n    at g (/app/b.js:8:1)\n    at main (/app/c.js:1:1)"});
         let r = shape_json(&mut js, &ShapeOptions::default());
         assert_eq!(r.stack_traces, 1);
-        assert_eq!(js["stack"]["error"]["exception"], "TypeError: x is undefined");
+        assert_eq!(
+            js["stack"]["error"]["exception"],
+            "TypeError: x is undefined"
+        );
         assert_eq!(js["stack"]["error"]["frames"], 3);
 
         // A build log that mentions an error is not a stack trace.

@@ -56,8 +56,7 @@ impl PageStore {
         if text.len() > self.max_bytes {
             return false;
         }
-        while self.bytes + text.len() > self.max_bytes || self.entries.len() >= self.max_entries
-        {
+        while self.bytes + text.len() > self.max_bytes || self.entries.len() >= self.max_entries {
             match self.entries.pop_front() {
                 Some((_, old)) => {
                     self.bytes -= old.len();

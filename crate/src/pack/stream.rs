@@ -27,8 +27,8 @@ use std::collections::VecDeque;
 use serde_json::Map;
 
 use super::{
-    builder_version, preview, Envelope, Omitted, PackError, PackOptions, Packed, Plan,
-    Registry, ShapeReport, GET_MORE,
+    builder_version, preview, Envelope, Omitted, PackError, PackOptions, Packed, Plan, Registry,
+    ShapeReport, GET_MORE,
 };
 use crate::hash::{sha256, Sha256};
 use crate::redact::{RedactStream, Redactor};
@@ -73,9 +73,7 @@ impl StreamPacker {
         opts: &PackOptions,
         registry: &Registry,
     ) -> Result<StreamPacker, PackError> {
-        let limit = opts
-            .limit
-            .unwrap_or_else(|| registry.spec(tool).max_bytes);
+        let limit = opts.limit.unwrap_or_else(|| registry.spec(tool).max_bytes);
         if limit == 0 {
             return Err(PackError::InvalidOptions("limit must be at least 1".into()));
         }
@@ -235,14 +233,11 @@ impl StreamPacker {
             };
             (c, h, 0, reason, None)
         } else {
-            let h = self.hasher.finish();
+            let h = self.hasher.clone().finish();
             match self.assemble(&header, total_lines) {
                 Some((c, omitted)) => (c, h, omitted, ClipReason::ToolResultCharLimit, None),
                 None => {
-                    let c = format!(
-                        "{header}{}",
-                        super::TOO_LARGE
-                    );
+                    let c = format!("{header}{}", super::TOO_LARGE);
                     if c.len() > self.limit {
                         return Err(PackError::BudgetTooSmall {
                             limit: self.limit,
@@ -265,7 +260,12 @@ impl StreamPacker {
         let hex = |d: crate::hash::Digest| if short { d.short_hex() } else { d.hex() };
         let failed = exit_code.is_some_and(|c| c != 0) || timed_out;
         let span = SpanRecord {
-            span_id: Some(self.opts.span_id.clone().unwrap_or_else(|| self.call_id.clone())),
+            span_id: Some(
+                self.opts
+                    .span_id
+                    .clone()
+                    .unwrap_or_else(|| self.call_id.clone()),
+            ),
             parent_id: self.opts.parent_id.clone(),
             name: Some(self.tool.clone()),
             status: Some(if failed { "error" } else { "ok" }.into()),
@@ -305,7 +305,12 @@ impl StreamPacker {
             span,
             receipts,
             shape: ShapeReport::default(),
-            pattern: if truncated { "stream_head_tail" } else { "none" }.into(),
+            pattern: if truncated {
+                "stream_head_tail"
+            } else {
+                "none"
+            }
+            .into(),
             stored: None,
         })
     }
