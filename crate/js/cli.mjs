@@ -14,6 +14,7 @@ const commands = {
   gate: () => import('./cli/gate.mjs'),
   diff: () => import('./cli/diff.mjs'),
   hop: () => import('./cli/hop.mjs'),
+  pack: () => import('./cli/pack.mjs'),
 };
 
 async function main(argv) {

@@ -19,6 +19,8 @@ pub mod check;
 pub mod gate;
 pub mod hash;
 pub mod hop;
+pub mod pack;
+pub mod redact;
 pub mod truncate;
 
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
