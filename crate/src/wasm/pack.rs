@@ -25,9 +25,6 @@ use crate::truncate::{TokenCounter, Unit};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_PACK: &'static str = r#"
-/** Any JSON value. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-
 /** The kind of output a tool produces; it chooses the cut. */
 export type PackKind = "terminal" | "search" | "file" | "json" | "text";
 
