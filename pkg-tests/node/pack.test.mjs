@@ -48,6 +48,10 @@ test('getMore pages from the module store and from a Map', () => {
   assert.equal(store.get('p2'), text);
   const again = toolslice.getMore('p2', viaMap.envelope.next_offset, undefined, { store, pageBytes: 500 });
   assert.ok(again.envelope.content.startsWith('row'));
+  assert.equal(viaMap.stored, undefined);
+  const ret = toolslice.pack({ tool: 'rows', callId: 'p3', text }, { limit: 300, returnStored: true });
+  assert.equal(ret.stored.text, text);
+  assert.equal(ret.stored.id, 'p3');
   const fromText = toolslice.getMoreFrom(text, 'p2', viaMap.envelope.next_offset, 500);
   assert.equal(fromText.envelope.content, again.envelope.content);
   assert.throws(() => toolslice.getMore('nope', 0), (e) => e.code === 'not_found');

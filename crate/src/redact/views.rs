@@ -8,21 +8,22 @@
 //! redacts the secret in its original, encoded form.
 
 /// Decoded bytes and, for each, the offset in the original text where its source began;
-/// `map[bytes.len()]` is the end of the source.
+/// `map[bytes.len()]` is the end of the source. Offsets are `u32` (4 bytes per byte of
+/// text, not 8); texts of 4 GiB and more are scanned without views.
 pub(crate) struct View {
     pub bytes: Vec<u8>,
-    pub map: Vec<usize>,
+    pub map: Vec<u32>,
 }
 
 impl View {
     /// The original byte range of the decoded range `start..end`.
     pub fn source(&self, start: usize, end: usize) -> (usize, usize) {
-        (self.map[start], self.map[end])
+        (self.map[start] as usize, self.map[end] as usize)
     }
 
     fn compose(self, outer: &View) -> View {
         View {
-            map: self.map.iter().map(|&k| outer.map[k]).collect(),
+            map: self.map.iter().map(|&k| outer.map[k as usize]).collect(),
             bytes: self.bytes,
         }
     }
@@ -49,7 +50,7 @@ pub(crate) fn json_unescape(s: &[u8]) -> Option<View> {
     while i < s.len() {
         if s[i] != b'\\' || i + 1 >= s.len() {
             bytes.push(s[i]);
-            map.push(i);
+            map.push(i as u32);
             i += 1;
             continue;
         }
@@ -67,7 +68,7 @@ pub(crate) fn json_unescape(s: &[u8]) -> Option<View> {
         };
         if let Some(c) = simple {
             bytes.push(c);
-            map.push(i);
+            map.push(i as u32);
             i += 2;
             continue;
         }
@@ -76,17 +77,17 @@ pub(crate) fn json_unescape(s: &[u8]) -> Option<View> {
                 let mut buf = [0u8; 4];
                 for &b in ch.encode_utf8(&mut buf).as_bytes() {
                     bytes.push(b);
-                    map.push(i);
+                    map.push(i as u32);
                 }
                 i += used;
                 continue;
             }
         }
         bytes.push(s[i]);
-        map.push(i);
+        map.push(i as u32);
         i += 1;
     }
-    map.push(s.len());
+    map.push(s.len() as u32);
     Some(View { bytes, map })
 }
 
@@ -127,16 +128,16 @@ pub(crate) fn percent_decode(s: &[u8]) -> Option<View> {
         if s[i] == b'%' && i + 2 < s.len() {
             if let (Some(a), Some(b)) = (hex(s[i + 1]), hex(s[i + 2])) {
                 bytes.push(a * 16 + b);
-                map.push(i);
+                map.push(i as u32);
                 i += 3;
                 continue;
             }
         }
         bytes.push(s[i]);
-        map.push(i);
+        map.push(i as u32);
         i += 1;
     }
-    map.push(s.len());
+    map.push(s.len() as u32);
     Some(View { bytes, map })
 }
 

@@ -4,8 +4,8 @@
 //! The module holds one [`Packer`] (tool registry and bounded in-memory page store) per
 //! instance, so a worker isolate keeps its pages between requests. A caller that needs
 //! pages elsewhere (a JS `Map`, a KV binding) passes `store`: a `Map`-like object whose
-//! `set(id, text)` receives the text to page through (for an async KV, read
-//! `result.stored` and `await kv.put(...)` instead, then call `getMoreFrom`).
+//! `set(id, text)` receives the text to page through (for an async KV, pass `returnStored:
+//! true`, `await kv.put(stored.id, stored.text)`, then call `getMoreFrom`).
 
 use std::cell::RefCell;
 
@@ -92,6 +92,12 @@ export interface PackOptions {
   countTokens?: (text: string) => number;
   /** Where the text for `get_more` goes (default: the module's bounded store). */
   store?: PageStoreLike;
+  /**
+   * Keep nothing in the module: return the text to page through as `result.stored`, for a
+   * store only you can write (an async KV: `await kv.put(stored.id, stored.text)`, then
+   * `getMoreFrom`).
+   */
+  returnStored?: boolean;
 }
 
 export interface ToolSpec {
@@ -155,7 +161,7 @@ export interface PackResult {
   receipts: Receipt[];
   shape: ShapeReport;
   pattern: string;
-  /** The full redacted text `get_more` pages through, when the content was cut. */
+  /** With `returnStored`: the full redacted text `get_more` pages through, when cut. */
   stored?: { id: string; text: string };
 }
 
@@ -240,6 +246,7 @@ struct JsOptions {
     builder_version: Option<String>,
     model_context_limit_tokens: Option<u64>,
     short_hashes: Option<bool>,
+    return_stored: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -281,6 +288,7 @@ struct Parsed {
     opts: PackOptions,
     counter: Option<js_sys::Function>,
     store: Option<JsValue>,
+    return_stored: bool,
 }
 
 fn invalid(m: impl std::fmt::Display) -> JsValue {
@@ -299,6 +307,7 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
                 opts: PackOptions::default(),
                 counter: None,
                 store: None,
+                return_stored: false,
             })
         }
     };
@@ -351,6 +360,7 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
         },
         counter,
         store,
+        return_stored: o.return_stored.unwrap_or(false),
     })
 }
 
@@ -430,33 +440,48 @@ pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPac
     let parsed = parse_options(options)?;
     let counter = parsed.counter.as_ref().map(JsCounter);
     let counter_ref = counter.as_ref().map(|c| c as &dyn TokenCounter);
-    let packed = match &parsed.store {
-        None => PACKER
-            .with(|p| p.borrow_mut().pack(&result, &parsed.opts, counter_ref))
-            .map_err(into_error)?,
-        Some(store) => {
-            let packed = PACKER
-                .with(|p| {
-                    pack::pack(
-                        &result,
-                        &parsed.opts,
-                        &p.borrow().registry,
-                        counter_ref,
-                        None,
-                    )
-                })
-                .map_err(into_error)?;
-            if let Some(s) = &packed.stored {
-                let set = get(store, "set").unchecked_into::<js_sys::Function>();
-                set.call2(
-                    store,
-                    &JsValue::from_str(&s.id),
-                    &JsValue::from_str(&s.text),
-                )?;
-            }
-            packed
+    let mut packed = if parsed.return_stored {
+        PACKER
+            .with(|p| {
+                pack::pack(
+                    &result,
+                    &parsed.opts,
+                    &p.borrow().registry,
+                    counter_ref,
+                    None,
+                )
+            })
+            .map_err(into_error)?
+    } else if let Some(store) = &parsed.store {
+        let mut packed = PACKER
+            .with(|p| {
+                pack::pack(
+                    &result,
+                    &parsed.opts,
+                    &p.borrow().registry,
+                    counter_ref,
+                    None,
+                )
+            })
+            .map_err(into_error)?;
+        if let Some(s) = packed.stored.take() {
+            let set = get(store, "set").unchecked_into::<js_sys::Function>();
+            set.call2(
+                store,
+                &JsValue::from_str(&s.id),
+                &JsValue::from_str(&s.text),
+            )?;
         }
+        packed
+    } else {
+        PACKER
+            .with(|p| p.borrow_mut().pack(&result, &parsed.opts, counter_ref))
+            .map_err(into_error)?
     };
+    if !parsed.return_stored {
+        // Kept by the module or the caller's store: do not copy it back across the boundary.
+        packed.stored = None;
+    }
     result_to_js(&packed)
 }
 
