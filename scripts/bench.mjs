@@ -182,9 +182,70 @@ function benchModule() {
   });
 }
 
+// ---------------------------------------------------------------- profile choice
+// Builds the package under several release profiles (each in its own target dir, so the
+// main build is untouched) and measures size, checker and SHA-256 throughput of each in a
+// fresh Node process. Slow (a full wasm build per variant): only with --profiles.
+const PROFILES = [
+  { name: 'opt-level=3, +simd128, wasm-opt -O3 (chosen)', env: {} },
+  { name: 'opt-level=3, no simd128, wasm-opt -O3', env: { TOOLSLICE_WASM_RUSTFLAGS: '' } },
+  { name: 'opt-level=3, +simd128, wasm-opt -Oz', env: { TOOLSLICE_WASM_OPT: 'Oz' } },
+  { name: 'opt-level=3, +simd128, no wasm-opt', env: { TOOLSLICE_WASM_OPT: 'none' } },
+  { name: 'opt-level="s", +simd128, wasm-opt -Oz', env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: 's', TOOLSLICE_WASM_OPT: 'Oz' } },
+  { name: 'opt-level="z", +simd128, wasm-opt -Oz', env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', TOOLSLICE_WASM_OPT: 'Oz' } },
+  { name: 'opt-level=3, thin LTO, 16 codegen units', env: { CARGO_PROFILE_RELEASE_LTO: 'thin', CARGO_PROFILE_RELEASE_CODEGEN_UNITS: '16' } },
+];
+
+function benchProfiles() {
+  const spans = spanFile(quick ? 5e6 : 20e6);
+  const shaBytes = quick ? 8 << 20 : 64 << 20;
+  const rows = [];
+  for (const [i, p] of PROFILES.entries()) {
+    const dir = `${out}/profile-${i}`;
+    log(`profiles: building ${p.name}`);
+    run(`${repo}/scripts/build`, [], {
+      cwd: repo,
+      env: { ...process.env, ...p.env, CARGO_TARGET_DIR: `${repo}/target/profile-${i}`, TOOLSLICE_OUT: dir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const wasmBytes = readFileSync(`${dir}/toolslice_bg.wasm`);
+    const probe = `
+      import { readFileSync } from 'node:fs';
+      const t = await import(${JSON.stringify(`${dir}/node.mjs`)});
+      const med = (f, n) => { const xs = []; for (let i = 0; i < n; i++) { const s = performance.now(); f(); xs.push(performance.now() - s); } xs.sort((a, b) => a - b); return xs[n >> 1] / 1000; };
+      const input = readFileSync(${JSON.stringify(spans)});
+      const check = med(() => { const c = new t.Checker({ flaggedOnly: true }); for (let i = 0; i < input.length; i += 1 << 20) c.push(input.subarray(i, i + (1 << 20))); c.finish().free(); }, ${RUNS + 1});
+      const big = new Uint8Array(${shaBytes}).map((_, i) => (i * 31) & 255);
+      const sha = med(() => t.sha256(big), ${RUNS + 1});
+      console.log(JSON.stringify({ checkMBs: input.length / 1e6 / check, shaMBs: big.length / 1e6 / sha }));`;
+    const m = JSON.parse(run('node', ['--input-type=module', '-e', probe]));
+    rows.push({ name: p.name, raw: wasmBytes.length, gz: gzipSync(wasmBytes, { level: 9 }).length, ...m });
+  }
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  const base = rows[0];
+  sections.push({
+    title: 'Profile choice',
+    body: [
+      `Each variant built by \`scripts/build\` into its own target dir; checker on ${fmt(mb(statSync(spans).size))} MB of span JSONL, SHA-256 over ${shaBytes >> 20} MiB, in Node. Ratios are to the chosen profile (first row).`,
+      '',
+      '| profile | wasm raw | gzip -9 | checker MB/s | SHA-256 MB/s | size vs chosen | checker vs chosen | SHA-256 vs chosen |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.name} | ${kb(r.raw)} | ${kb(r.gz)} | ${fmt(r.checkMBs)} | ${fmt(r.shaMBs)} | ${ratio(r.gz, base.gz)} | ${ratio(r.checkMBs, base.checkMBs)} | ${ratio(r.shaMBs, base.shaMBs)} |`),
+      '',
+      'panic=abort in every variant: wasm32-unknown-unknown has no unwinding on stable Rust.',
+    ].join('\n'),
+  });
+}
+
 // ---------------------------------------------------------------- report
-benchCheck();
-benchModule();
+const PROFILE_START = '<!-- profiles:start -->';
+const PROFILE_END = '<!-- profiles:end -->';
+if (process.argv.includes('--profiles')) {
+  benchProfiles();
+} else {
+  benchCheck();
+  benchModule();
+}
 
 const node = process.version;
 const python = spawnSync('python3', ['--version'], { encoding: 'utf8' }).stdout.trim();
@@ -197,6 +258,18 @@ const doc = [
   '',
   ...sections.flatMap((s) => [`## ${s.title}`, '', s.body, '']),
 ].join('\n');
-const extra = existsSync(`${repo}/BENCHMARKS.extra.md`) ? readFileSync(`${repo}/BENCHMARKS.extra.md`, 'utf8') : '';
-writeFileSync(quick ? `${out}/BENCHMARKS.quick.md` : `${repo}/BENCHMARKS.md`, doc + extra);
-console.log(doc);
+// The profile table comes from a separate, slower run (--profiles); each kind of run keeps
+// the other's part of BENCHMARKS.md.
+const target = quick ? `${out}/BENCHMARKS.quick.md` : `${repo}/BENCHMARKS.md`;
+const previous = existsSync(target) ? readFileSync(target, 'utf8') : '';
+const between = (text, a, b) => (text.includes(a) && text.includes(b) ? text.slice(text.indexOf(a), text.indexOf(b) + b.length) : '');
+let final;
+if (process.argv.includes('--profiles')) {
+  const mainPart = previous.includes(PROFILE_START) ? previous.slice(0, previous.indexOf(PROFILE_START)) : previous;
+  final = `${mainPart.trimEnd()}\n\n${PROFILE_START}\n${doc.replace('# Benchmarks\n\n', '')}\n${PROFILE_END}\n`;
+} else {
+  const kept = between(previous, PROFILE_START, PROFILE_END);
+  final = `${doc.trimEnd()}\n${kept ? `\n${kept}\n` : ''}`;
+}
+writeFileSync(target, final);
+console.log(final);

@@ -40,6 +40,13 @@ async function main(argv) {
   return mod.run(rest, await context());
 }
 
+// A reader that stops early (`toolslice check ... | head`) closes the pipe: that is not an
+// error worth a stack trace; stop quietly as other Unix tools do.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (err) => {

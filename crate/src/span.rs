@@ -176,11 +176,52 @@ impl SpanRecord {
 /// Why one line could not be read as a span record. The message names the field or the
 /// problem; the line number is added by the caller, which knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineError(pub String);
+pub struct LineError {
+    pub kind: InvalidKind,
+    pub message: String,
+}
+
+impl LineError {
+    fn new(kind: InvalidKind, message: String) -> Self {
+        LineError { kind, message }
+    }
+}
 
 impl fmt::Display for LineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
+    }
+}
+
+/// What kind of problem made a line invalid: a stable code for programs (the page shows
+/// "binary file" differently from "a field has the wrong type").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvalidKind {
+    /// The bytes are not UTF-8 text.
+    NotUtf8,
+    /// The line holds a NUL byte: binary data, not a trace.
+    Binary,
+    /// The line is not JSON at all (or is cut short).
+    NotJson,
+    /// Valid JSON, but not an object.
+    NotAnObject,
+    /// A known field has the wrong type, or appears twice.
+    BadField,
+    /// A whole input is in no supported format.
+    UnknownFormat,
+}
+
+impl InvalidKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvalidKind::NotUtf8 => "not_utf8",
+            InvalidKind::Binary => "binary",
+            InvalidKind::NotJson => "not_json",
+            InvalidKind::NotAnObject => "not_an_object",
+            InvalidKind::BadField => "bad_field",
+            InvalidKind::UnknownFormat => "unknown_format",
+        }
     }
 }
 
@@ -197,10 +238,13 @@ pub fn parse_str(text: &str) -> Result<SpanRecord, LineError> {
 /// Reads one line as a record that borrows from it (the checker's hot path).
 pub fn parse_view(line: &[u8]) -> Result<SpanView<'_>, LineError> {
     let text = std::str::from_utf8(line).map_err(|e| {
-        LineError(format!(
-            "not valid UTF-8 (bad byte at offset {})",
-            e.valid_up_to()
-        ))
+        if let Some(at) = line.iter().position(|&b| b == 0) {
+            return binary(at);
+        }
+        LineError::new(
+            InvalidKind::NotUtf8,
+            format!("not valid UTF-8 (bad byte at offset {})", e.valid_up_to()),
+        )
     })?;
     parse_view_str(text)
 }
@@ -211,18 +255,41 @@ fn parse_view_str(text: &str) -> Result<SpanView<'_>, LineError> {
         .bytes()
         .next();
     if first != Some(b'{') {
-        return Err(LineError(not_an_object(text)));
+        return Err(not_an_object(text));
     }
     let mut de = serde_json::Deserializer::from_str(text);
     Wire::deserialize(&mut de)
         .and_then(|w| de.end().map(|()| w.0))
-        .map_err(|e| LineError(without_position(&e)))
+        .map_err(|e| {
+            let kind = match e.classify() {
+                serde_json::error::Category::Data => InvalidKind::BadField,
+                _ => InvalidKind::NotJson,
+            };
+            match text.bytes().position(|b| b == 0) {
+                Some(at) if kind == InvalidKind::NotJson => binary(at),
+                _ => LineError::new(kind, without_position(&e)),
+            }
+        })
 }
 
-fn not_an_object(text: &str) -> String {
+fn binary(at: usize) -> LineError {
+    LineError::new(
+        InvalidKind::Binary,
+        format!("binary data (a NUL byte at offset {at}), not a span record"),
+    )
+}
+
+fn not_an_object(text: &str) -> LineError {
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(value) => format!("expected a JSON object, found {}", kind_of(&value)),
-        Err(e) => format!("not valid JSON: {}", without_position(&e)),
+        Ok(value) => LineError::new(
+            InvalidKind::NotAnObject,
+            format!("expected a JSON object, found {}", kind_of(&value)),
+        ),
+        Err(_) if text.contains('\0') => binary(text.find('\0').unwrap_or(0)),
+        Err(e) => LineError::new(
+            InvalidKind::NotJson,
+            format!("not valid JSON: {}", without_position(&e)),
+        ),
     }
 }
 
@@ -577,33 +644,51 @@ mod tests {
             ),
             (r#"{"name":"x","name":"y"}"#, "duplicate field name"),
         ] {
-            let err = parse_str(line).unwrap_err().0;
+            let err = parse_str(line).unwrap_err().message;
             assert!(err.contains(want), "{line}: got {err:?}, want {want:?}");
         }
     }
 
     #[test]
+    fn invalid_lines_carry_a_kind() {
+        let kind = |line: &[u8]| parse_line(line).unwrap_err().kind;
+        assert_eq!(kind(b"{\"name\":\"\xff\"}"), InvalidKind::NotUtf8);
+        assert_eq!(kind(b"\x00\x01\x02 PNG"), InvalidKind::Binary);
+        assert_eq!(kind(b"{\"a\":\x00}"), InvalidKind::Binary);
+        assert_eq!(kind(b"{\"name\":"), InvalidKind::NotJson);
+        assert_eq!(kind(b"[1]"), InvalidKind::NotAnObject);
+        assert_eq!(kind(b"{\"name\":1}"), InvalidKind::BadField);
+        assert_eq!(
+            kind(b"{\"name\":\"a\",\"name\":\"b\"}"),
+            InvalidKind::BadField
+        );
+    }
+
+    #[test]
     fn non_objects_say_what_they_are() {
         assert_eq!(
-            parse_str("[1,2]").unwrap_err().0,
+            parse_str("[1,2]").unwrap_err().message,
             "expected a JSON object, found an array"
         );
         assert_eq!(
-            parse_str("\"x\"").unwrap_err().0,
+            parse_str("\"x\"").unwrap_err().message,
             "expected a JSON object, found a string"
         );
         assert!(parse_str("hello")
             .unwrap_err()
-            .0
+            .message
             .starts_with("not valid JSON: "));
-        assert!(parse_str(r#"{"name":"x""#).unwrap_err().0.contains("EOF"));
+        assert!(parse_str(r#"{"name":"x""#)
+            .unwrap_err()
+            .message
+            .contains("EOF"));
         assert!(parse_str(r#"{"name":"x"} {}"#)
             .unwrap_err()
-            .0
+            .message
             .contains("trailing characters"));
         assert!(parse_line(b"{\"name\":\"\xff\"}")
             .unwrap_err()
-            .0
+            .message
             .starts_with("not valid UTF-8"));
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::Rng;
-use toolslice::check::{check_bytes, render, CheckOptions, Checker, Status};
+use toolslice::check::{check_bytes, render, CheckOptions, Checker, Status, MAX_LISTED};
 
 /// A random line: a well-formed record, a record with odd fields, blank, broken JSON,
 /// a non-object, invalid UTF-8, or a nameless record.
@@ -85,8 +85,15 @@ fn every_line_is_accounted_for() {
             c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.ok
         );
         assert_eq!(r.rows.len() as u64, c.total);
-        assert_eq!(r.invalid.len() as u64, c.invalid);
-        assert_eq!(r.skipped.len() as u64, c.skipped);
+        assert_eq!(r.invalid.len() as u64, c.invalid.min(MAX_LISTED as u64));
+        assert_eq!(r.skipped.len() as u64, c.skipped.min(MAX_LISTED as u64));
+        let h = &r.clip_histogram;
+        let with_lengths = r
+            .rows
+            .iter()
+            .filter(|r| r.observed_bytes.is_some() && r.injected_bytes.is_some())
+            .count() as u64;
+        assert_eq!(h.not_cut + h.bins.iter().sum::<u64>(), with_lengths);
         let fails = c.silent_clip + c.incomplete + c.invalid > 0;
         assert_eq!(r.exit_code, i32::from(fails));
         // Rows come in priority order, then line order.
@@ -182,6 +189,35 @@ fn rollup_names_fine_parents_of_failing_children() {
     assert_eq!(r.rollup[0].own_status, Some(Status::Ok));
     assert_eq!(r.rollup[3].own_status, None);
     assert_eq!(r.rollup[3].incomplete, 1);
+}
+
+#[test]
+fn listing_is_capped_but_counts_are_not() {
+    let mut input = Vec::new();
+    for _ in 0..(MAX_LISTED + 5) {
+        input.extend_from_slice(b"not json\n{\"span_id\":\"x\"}\n");
+    }
+    let r = check_bytes(&input, CheckOptions::default());
+    assert_eq!(r.counts.invalid, MAX_LISTED as u64 + 5);
+    assert_eq!(r.invalid.len(), MAX_LISTED);
+    assert_eq!(r.skipped.len(), MAX_LISTED);
+    let table = render::table(&r);
+    assert!(table.contains("# ... and 5 more invalid lines\n"));
+    assert!(table.contains("# ... and 5 more skipped lines\n"));
+}
+
+#[test]
+fn clip_histogram_bins() {
+    let input = br#"{"name":"a","observed_bytes":100,"injected_bytes":100,"injected_tokens":1}
+{"name":"a","observed_bytes":100,"injected_bytes":90,"injected_tokens":1}
+{"name":"a","observed_bytes":100,"injected_bytes":89,"injected_tokens":1}
+{"name":"a","observed_bytes":100,"injected_bytes":0,"injected_tokens":1}
+{"name":"a","observed_bytes":100,"injected_bytes":120,"injected_tokens":1}
+{"name":"a","observed_bytes":100,"injected_tokens":1}
+"#;
+    let h = check_bytes(input, CheckOptions { flagged_only: true }).clip_histogram;
+    assert_eq!(h.not_cut, 2);
+    assert_eq!(h.bins, [1, 1, 0, 0, 0, 0, 0, 0, 0, 1]);
 }
 
 #[test]

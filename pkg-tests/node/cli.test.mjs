@@ -2,7 +2,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const bin = fileURLToPath(new URL('../node_modules/.bin/toolslice', import.meta.url));
@@ -45,4 +47,23 @@ test('usage and I/O errors exit 2 with one line', () => {
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /^toolslice: /);
   }
+});
+
+test('diff pairs clip-aware spans by observed hash and lists changed injected slices', () => {
+  const r = cli(['diff', '--json', fixture('good.jsonl'), fixture('clipped.jsonl')]);
+  assert.equal(r.status, 1, r.stderr);
+  const d = JSON.parse(r.stdout);
+  // tool-14 observed ab12 in both runs; its injected hash is cd34 in both, but the builder moved.
+  assert.equal(d.builder_changed, true);
+  assert.deepEqual(d.left_builders, ['cap-v3']);
+  assert.deepEqual(d.injected_changed, []);
+  assert.equal(d.unchanged, 1);
+});
+
+test('output into a closed pipe is not an error', () => {
+  // Enough rows (several MB of JSONL) that the reader is gone before the writer finishes.
+  const big = join(mkdtempSync(join(tmpdir(), 'toolslice-')), 'big.jsonl');
+  writeFileSync(big, readFileSync(fixture('clipped.jsonl'), 'utf8').repeat(5000));
+  const r = spawnSync('bash', ['-c', `"${bin}" check --jsonl "${big}" | head -c 1 >/dev/null; exit \${PIPESTATUS[0]}`], { encoding: 'utf8' });
+  assert.equal(r.stderr, '');
 });

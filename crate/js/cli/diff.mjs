@@ -6,7 +6,10 @@ export const summary = 'diff two runs: span manifests (multiset) or hop rows (po
 
 const usage = `usage: toolslice diff [--json] LEFT RIGHT
 
-Compares two runs. Span records (as "toolslice record" writes them) are diffed by the
+Compares two runs. Clip-aware span files (seed 000: observed/injected lengths and hashes)
+are paired by tool name and observed hash, and every tool call whose observed bytes match
+while its injected slice differs is listed, with the builder versions of each run.
+Span records (as "toolslice record" writes them) are diffed by the
 multiset of (name, status, args_sha256, result_sha256), as the seeds' diff_manifests does:
   - NAME STATUS ARGS RESULT   only in LEFT
   + NAME STATUS ARGS RESULT   only in RIGHT
@@ -28,6 +31,10 @@ export async function run(args, { toolslice, stdout, stderr }) {
   if (leftFile === '-' && rightFile === '-') throw new UsageError('only one of LEFT and RIGHT can be stdin');
   const left = await readRecords(leftFile);
   const right = await readRecords(rightFile);
+  const isClipAware = (records) => records.length > 0 && records.every((r) => r && typeof r === 'object' && ('observed_bytes' in r || 'sha256_observed' in r));
+  if (isClipAware(left) && isClipAware(right)) {
+    return diffSlices(toolslice, leftFile, rightFile, values.json, stdout);
+  }
   const isHop = (records) => records.length > 0 && records.every((r) => r && typeof r === 'object' && 'mutation_hop' in r);
   if (isHop(left) || isHop(right)) {
     if (!(isHop(left) || left.length === 0) || !(isHop(right) || right.length === 0)) {
@@ -43,6 +50,22 @@ export async function run(args, { toolslice, stdout, stderr }) {
     await write(stdout, diff.only_left.map((e) => row('-', e)).join('') + diff.only_right.map((e) => row('+', e)).join(''));
   }
   return diff.only_left.length + diff.only_right.length > 0 ? 1 : 0;
+}
+
+async function diffSlices(toolslice, leftFile, rightFile, json, stdout) {
+  const { readAll } = await import('./common.mjs');
+  const cmp = toolslice.compareSpanRuns(await readAll(leftFile), await readAll(rightFile));
+  if (json) {
+    await write(stdout, JSON.stringify(cmp, null, 2) + '\n');
+  } else {
+    const name = (b) => b ?? '(none)';
+    const lines = cmp.injected_changed.map((c) =>
+      `~ ${c.name} observed ${c.sha256_observed}: injected ${c.left.injected_bytes ?? '-'} B ${c.left.sha256_injected ?? '-'} (${c.left.span_id ?? 'line ' + c.left.line}) -> ${c.right.injected_bytes ?? '-'} B ${c.right.sha256_injected ?? '-'} (${c.right.span_id ?? 'line ' + c.right.line})\n`);
+    if (cmp.builder_changed) lines.push(`builders: ${cmp.left_builders.map(name).join(',')} -> ${cmp.right_builders.map(name).join(',')}\n`);
+    lines.push(`# injected_changed=${cmp.injected_changed.length} unchanged=${cmp.unchanged} only_left=${cmp.only_left} only_right=${cmp.only_right}\n`);
+    await write(stdout, lines.join(''));
+  }
+  return cmp.injected_changed.length > 0 || cmp.builder_changed ? 1 : 0;
 }
 
 async function diffHops(toolslice, left, right, json, stdout, stderr) {

@@ -17,13 +17,15 @@
 //! ```
 
 mod classify;
+mod compare;
 pub mod render;
 mod report;
 mod stream;
 
 pub use classify::{classify, clip_ratio, Status, Verdict};
+pub use compare::{compare_span_runs, InjectedChange, SliceSide, SpanRunDiff};
 pub use report::{
-    BuilderStats, CheckOptions, Counts, Invalid, Report, ReportBuilder, Rollup, Row, Skipped,
-    ToolStats,
+    BuilderStats, CheckOptions, ClipHistogram, Counts, Invalid, Report, ReportBuilder, Rollup, Row,
+    Skipped, ToolStats, MAX_LISTED,
 };
 pub use stream::{check_bytes, Checker};

@@ -47,8 +47,16 @@ pub fn table(report: &Report) -> String {
     for s in &report.skipped {
         let _ = writeln!(out, "# skipped line {}: {}", s.line, s.reason);
     }
+    let unlisted = c.skipped - report.skipped.len() as u64;
+    if unlisted > 0 {
+        let _ = writeln!(out, "# ... and {unlisted} more skipped lines");
+    }
     for i in &report.invalid {
         let _ = writeln!(out, "# invalid line {}: {}", i.line, i.error);
+    }
+    let unlisted = c.invalid - report.invalid.len() as u64;
+    if unlisted > 0 {
+        let _ = writeln!(out, "# ... and {unlisted} more invalid lines");
     }
     if c.invalid > 0 {
         let _ = writeln!(out, "# invalid={} (the run is not trustworthy)", c.invalid);

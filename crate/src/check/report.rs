@@ -12,7 +12,11 @@ use crate::fxhash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::classify::{classify, clip_ratio, Status};
-use crate::span::SpanView;
+use crate::span::{InvalidKind, SpanView};
+
+/// At most this many invalid and skipped entries are listed (the counts cover all): a
+/// non-trace file of millions of lines must not exhaust memory describing itself.
+pub const MAX_LISTED: usize = 1000;
 
 /// One classified tool span.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,6 +47,9 @@ pub struct Row {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Invalid {
     pub line: u64,
+    /// A stable code: `not_utf8`, `binary`, `not_json`, `not_an_object`, `bad_field`,
+    /// `unknown_format`.
+    pub kind: InvalidKind,
     pub error: String,
 }
 
@@ -129,6 +136,29 @@ pub struct Rollup {
     pub flagged: Vec<String>,
 }
 
+/// How much of each span was cut: rows with both lengths, by clip ratio. Counted over every
+/// span, also when only flagged rows are listed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClipHistogram {
+    /// Spans whose injected bytes are at least their observed bytes.
+    pub not_cut: u64,
+    /// `bins[i]` counts spans with a clip ratio in `(i/10, (i+1)/10]` (a ratio of 1.0, all
+    /// bytes cut, falls in the last bin).
+    pub bins: [u64; 10],
+}
+
+impl ClipHistogram {
+    fn add(&mut self, ratio: f64) {
+        if ratio <= 0.0 {
+            self.not_cut += 1;
+        } else {
+            // ceil(r*10)-1 puts 0.1 in bin 0 and 0.11 in bin 1; clamp guards rounding.
+            let bin = ((ratio * 10.0).ceil() as usize).clamp(1, 10) - 1;
+            self.bins[bin] += 1;
+        }
+    }
+}
+
 /// Options of a check.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -150,6 +180,7 @@ pub struct Report {
     pub skipped: Vec<Skipped>,
     /// Silent clips per 100 tool spans: the rate to watch when prompt builders change.
     pub silent_clips_per_100: f64,
+    pub clip_histogram: ClipHistogram,
     pub tools: Vec<ToolStats>,
     pub builders: Vec<BuilderStats>,
     pub rollup: Vec<Rollup>,
@@ -188,6 +219,7 @@ pub struct ReportBuilder {
     counts: Counts,
     invalid: Vec<Invalid>,
     skipped: Vec<Skipped>,
+    clip_histogram: ClipHistogram,
     tool_index: FxHashMap<Box<str>, u32>,
     tools: Vec<(Box<str>, ToolAcc)>,
     /// (spans, silent clips) per prompt builder version; `no_builder` for spans without one.
@@ -223,20 +255,24 @@ impl ReportBuilder {
         self.counts.lines += 1;
     }
 
-    pub fn invalid(&mut self, line: u64, error: String) {
+    pub fn invalid(&mut self, line: u64, kind: InvalidKind, error: String) {
         self.counts.invalid += 1;
         self.counts.lines += 1;
-        self.invalid.push(Invalid { line, error });
+        if self.invalid.len() < MAX_LISTED {
+            self.invalid.push(Invalid { line, kind, error });
+        }
     }
 
     pub fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
         self.counts.skipped += 1;
         self.counts.lines += 1;
-        self.skipped.push(Skipped {
-            line,
-            span_id,
-            reason,
-        });
+        if self.skipped.len() < MAX_LISTED {
+            self.skipped.push(Skipped {
+                line,
+                span_id,
+                reason,
+            });
+        }
     }
 
     /// Adds one record read from `line`: a row, or a skip when it names no tool.
@@ -298,14 +334,19 @@ impl ReportBuilder {
             }
         }
 
+        let clip_ratio = match (rec.observed_bytes, rec.injected_bytes) {
+            (Some(o), Some(i)) if o > 0 => Some(clip_ratio(o, i)),
+            (Some(0), Some(_)) => Some(0.0),
+            _ => None,
+        };
+        if let Some(r) = clip_ratio {
+            self.clip_histogram.add(r);
+        }
+
         let keep = !self.options.flagged_only
             || verdict.status != Status::Ok
             || !verdict.warnings.is_empty();
         if keep {
-            let clip_ratio = match (rec.observed_bytes, rec.injected_bytes) {
-                (Some(o), Some(i)) if o > 0 => Some(clip_ratio(o, i)),
-                _ => None,
-            };
             let name = name.to_string();
             let rec = rec.into_owned();
             self.rows.push(Row {
@@ -372,6 +413,7 @@ impl ReportBuilder {
             invalid: self.invalid,
             skipped: self.skipped,
             silent_clips_per_100,
+            clip_histogram: self.clip_histogram,
             tools,
             builders,
             rollup,

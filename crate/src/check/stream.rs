@@ -80,7 +80,7 @@ fn check_line(builder: &mut ReportBuilder, line_no: u64, line: &[u8]) {
     }
     match parse_view(line) {
         Ok(rec) => builder.record(line_no, rec),
-        Err(e) => builder.invalid(line_no, e.0),
+        Err(e) => builder.invalid(line_no, e.kind, e.message),
     }
 }
 

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{error_with_code, from_js, to_js};
-use crate::check::{render, CheckOptions, Checker as CoreChecker, Report};
+use crate::check::{compare_span_runs, render, CheckOptions, Checker as CoreChecker, Report};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CHECK: &'static str = r#"
@@ -60,8 +60,17 @@ export interface Counts {
   warned: number;
 }
 
-export interface InvalidLine { line: number; error: string; }
+/** Why a line is invalid, as a stable code. */
+export type InvalidKind = "not_utf8" | "binary" | "not_json" | "not_an_object" | "bad_field" | "unknown_format";
+/** At most 1000 invalid (and 1000 skipped) lines are listed; `counts` covers all of them. */
+export interface InvalidLine { line: number; kind: InvalidKind; error: string; }
 export interface SkippedLine { line: number; span_id: string | null; reason: string; }
+export interface ClipHistogram {
+  /** Spans whose injected bytes are at least their observed bytes. */
+  not_cut: number;
+  /** bins[i]: spans with a clip ratio in (i/10, (i+1)/10]. */
+  bins: [number, number, number, number, number, number, number, number, number, number];
+}
 export interface ToolStats {
   name: string; spans: number;
   median_observed_bytes: number | null; median_injected_bytes: number | null;
@@ -82,6 +91,28 @@ export interface Rollup {
   flagged: string[];
 }
 
+/** One side of a tool call paired across two runs. */
+export interface SliceSide {
+  line: number; span_id: string | null;
+  injected_bytes: number | null; injected_tokens: number | null;
+  sha256_injected: string | null; clip_reason: string | null;
+  prompt_builder_version: string | null;
+}
+/** A tool call that observed the same bytes in both runs but injected a different slice. */
+export interface InjectedChange {
+  name: string; sha256_observed: string; observed_bytes: number | null;
+  left: SliceSide; right: SliceSide;
+}
+/** Two clip-aware span runs compared (spans paired by tool name and observed hash). */
+export interface SpanRunDiff {
+  injected_changed: InjectedChange[];
+  unchanged: number; only_left: number; only_right: number;
+  unhashed_left: number; unhashed_right: number;
+  left_builders: (string | null)[]; right_builders: (string | null)[];
+  /** The set of prompt_builder_version values differs between the runs. */
+  builder_changed: boolean;
+}
+
 /** The checked run, as plain data. */
 export interface Report {
   format: string;
@@ -90,6 +121,8 @@ export interface Report {
   invalid: InvalidLine[];
   skipped: SkippedLine[];
   silent_clips_per_100: number;
+  /** Every span with both lengths, by clip ratio (also when only flagged rows are listed). */
+  clip_histogram: ClipHistogram;
   tools: ToolStats[];
   builders: BuilderStats[];
   rollup: Rollup[];
@@ -109,6 +142,8 @@ extern "C" {
     pub type JsReport;
     #[wasm_bindgen(typescript_type = "Counts")]
     pub type JsCounts;
+    #[wasm_bindgen(typescript_type = "SpanRunDiff")]
+    pub type JsSpanRunDiff;
 }
 
 #[derive(Deserialize, Default)]
@@ -251,4 +286,13 @@ pub fn check_spans(
     let mut checker = Checker::new(options_)?;
     checker.push(input)?;
     checker.finish()
+}
+
+/// Compares two clip-aware span runs: tool calls whose observed hashes match while their
+/// injected slices differ, and builder version changes.
+#[wasm_bindgen(js_name = compareSpanRuns)]
+pub fn compare_span_runs_js(left: &JsInput, right: &JsInput) -> Result<JsSpanRunDiff, JsValue> {
+    let left = check_spans(left, None)?;
+    let right = check_spans(right, None)?;
+    Ok(to_js(&compare_span_runs(&left.report, &right.report))?.unchecked_into())
 }

@@ -1,0 +1,185 @@
+// The report's controls: status, tool and builder filters and text search select exactly
+// the rows the CLI's report says they should; "Show more" pages through a long table; a
+// row's detail shows the injected slice before the observed body; the JSON and JSONL exports
+// are the package's renderings (equal to the CLI's output) and the CSV holds every row.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPage, dropFiles, reportFor, cli, artifact } from './helpers.mjs';
+
+// The CSV header the page promises: the row fields of the JSON report, in this order.
+const CSV_COLUMNS = [
+  'line', 'status', 'span_id', 'parent_id', 'name', 'observed_bytes', 'injected_bytes',
+  'injected_tokens', 'clip_ratio', 'clip_reason', 'sha256_observed', 'sha256_injected',
+  'prompt_builder_version', 'model_context_limit_tokens', 'injected_preview', 'detail', 'warnings',
+];
+
+const TOOLS = ['read_file', 'ls', 'grep', 'fetch', 'search'];
+const BUILDERS = ['cap-v3', 'cap-v4', null];
+
+/** 450 spans of every status, five tools, three builders, plus invalid and skipped lines. */
+function mixedRun() {
+  const lines = [];
+  for (let n = 1; n <= 450; n++) {
+    const kind = n % 9;
+    const observed = 500 + n;
+    const rec = {
+      span_id: `tool-${n}`, parent_id: `turn-${n % 7}`, name: TOOLS[n % 5], status: 'ok',
+      observed_bytes: observed, injected_bytes: observed, injected_tokens: 100 + n,
+      clip_reason: 'none', sha256_observed: `obs${n}`, sha256_injected: `obs${n}`,
+      injected_preview: `preview of span ${n}\\n`, prompt_builder_version: BUILDERS[n % 3],
+    };
+    if (rec.prompt_builder_version === null) delete rec.prompt_builder_version;
+    if (kind === 1) rec.injected_bytes = Math.floor(observed / (1 + (n % 10)));
+    if (kind === 2) { rec.injected_bytes = 100; rec.clip_reason = 'prompt_token_cap'; }
+    if (kind === 3) rec.sha256_injected = `inj${n}`;
+    if (kind === 4) delete rec.injected_tokens;
+    lines.push(JSON.stringify(rec));
+    if (n % 150 === 0) lines.push('{"broken": ');
+    if (n % 200 === 0) lines.push(JSON.stringify({ span_id: `turn-${n}`, status: 'ok' }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'toolslice-report-'));
+const file = join(dir, 'mixed.jsonl');
+writeFileSync(file, mixedRun());
+const expected = JSON.parse(cli(['--json', file]));
+
+async function setup(t) {
+  const ctx = await openPage(t);
+  await dropFiles(ctx.page, [{ name: 'mixed.jsonl', text: readFileSync(file, 'utf8') }]);
+  const section = reportFor(ctx.page, 'mixed.jsonl');
+  await section.waitFor();
+  return { ...ctx, section };
+}
+
+const shownIds = (section) => section.locator('tbody tr.row td:nth-child(4)').allTextContents();
+const shownText = (section) => section.locator('.rows .shown').textContent();
+
+test('filters and search select the rows the report says they should', async (t) => {
+  const { section, errors } = await setup(t);
+  assert.equal(expected.rows.length, 450);
+  assert.match(await shownText(section), /^Showing 200 of 450 rows, in priority order\.$/);
+  assert.equal(await section.locator('tbody tr.row').count(), 200, 'the table draws one page of rows');
+  await section.getByRole('button', { name: /Show 200 more/ }).click();
+  assert.equal(await section.locator('tbody tr.row').count(), 400);
+  await section.getByRole('button', { name: /Show 50 more/ }).click();
+  assert.equal(await section.locator('tbody tr.row').count(), 450);
+  assert.ok(await section.locator('.rows button.more').isHidden());
+
+  const ids = (rows) => rows.map((r) => r.span_id);
+  const pick = async (label, option) => section.getByLabel(label, { exact: true }).selectOption({ label: option });
+
+  for (const status of ['silent_clip', 'incomplete', 'hash_mismatch', 'clipped']) {
+    const want = expected.rows.filter((r) => r.status === status);
+    await pick('status', `${status} (${want.length})`);
+    assert.deepEqual(await shownIds(section), ids(want).slice(0, 200), status);
+  }
+  await pick('status', 'all (450)');
+  await pick('tool', 'grep');
+  assert.deepEqual(await shownIds(section), ids(expected.rows.filter((r) => r.name === 'grep')));
+  await pick('builder', '(none)');
+  assert.deepEqual(await shownIds(section), ids(expected.rows.filter((r) => r.name === 'grep' && r.prompt_builder_version === null)));
+  await pick('builder', 'cap-v4');
+  const grepV4 = expected.rows.filter((r) => r.name === 'grep' && r.prompt_builder_version === 'cap-v4');
+  assert.deepEqual(await shownIds(section), ids(grepV4));
+  assert.match(await shownText(section), new RegExp(`^Showing ${grepV4.length} of ${grepV4.length} matching rows \\(450 in all\\)\\.$`));
+
+  await pick('tool', 'all tools');
+  await pick('builder', 'all builders');
+  const search = section.getByLabel('search');
+  await search.fill('TOOL-137');
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length === 1);
+  assert.deepEqual(await shownIds(section), ['tool-137']);
+  await search.fill('inj12'); // a hash: sha256_injected of tool-12 and tool-120..129
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length !== 1);
+  const byHash = expected.rows.filter((r) => (r.sha256_injected ?? '').includes('inj12'));
+  assert.deepEqual((await shownIds(section)).sort(), ids(byHash).sort());
+  await search.fill('no row has this text');
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length === 0);
+  assert.match(await shownText(section), /^Showing 0 of 0 matching rows/);
+  assert.deepEqual(errors, []);
+});
+
+test('a row detail shows the injected slice first, then the observed body', async (t) => {
+  const { page, section, errors } = await setup(t);
+  const row = expected.rows.find((r) => r.status === 'silent_clip');
+  const toggle = section.getByRole('button', { name: `Details of line ${row.line}, span ${row.span_id}` });
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  const detail = section.locator(`#${await toggle.getAttribute('aria-controls')}`);
+  assert.ok(await detail.isVisible());
+  const headings = await detail.locator('h4').allTextContents();
+  assert.deepEqual(headings, ['Injected slice: what the model saw', 'Observed body: what the tool returned', 'Verdict']);
+  const injected = await detail.locator('section.injected dd').allTextContents();
+  assert.deepEqual(injected.slice(0, 4), [row.injected_preview, String(row.injected_bytes), String(row.injected_tokens), row.sha256_injected]);
+  const observed = await detail.locator('section.observed dd').allTextContents();
+  assert.deepEqual(observed, [String(row.observed_bytes), row.sha256_observed]);
+  assert.match(await detail.locator('.share .hint').textContent(), new RegExp(`^${row.injected_bytes} of ${row.observed_bytes} observed bytes reached the model`));
+  await detail.screenshot({ path: artifact('check-row-detail.png') });
+  await toggle.press('Enter');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.ok(await detail.isHidden());
+  await page.keyboard.press('Space'); // focus stays on the toggle: Space opens it again
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  assert.deepEqual(errors, []);
+});
+
+/** A small RFC 4180 reader, enough to read the page's CSV back. */
+function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') { row.push(cell); cell = ''; } else if (ch === '\r' && text[i + 1] === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; i++; } else cell += ch;
+  }
+  return rows;
+}
+
+async function exported(page, section, kind) {
+  const download = page.waitForEvent('download');
+  await section.getByRole('button', { name: kind, exact: true }).click();
+  const d = await download;
+  return { name: d.suggestedFilename(), text: readFileSync(await d.path(), 'utf8') };
+}
+
+test('exports: JSON and JSONL equal the CLI output, CSV holds every row', async (t) => {
+  const { page, section, errors, outside } = await setup(t);
+  const json = await exported(page, section, 'JSON');
+  assert.equal(json.name, 'mixed.toolslice.json');
+  assert.equal(json.text.trimEnd(), cli(['--json', file]).trimEnd());
+  const jsonl = await exported(page, section, 'JSONL');
+  assert.equal(jsonl.name, 'mixed.toolslice.jsonl');
+  assert.equal(jsonl.text, cli(['--jsonl', file]));
+
+  const csv = await exported(page, section, 'CSV');
+  assert.equal(csv.name, 'mixed.toolslice.csv');
+  const [header, ...rows] = parseCsv(csv.text);
+  assert.deepEqual(header, CSV_COLUMNS);
+  assert.equal(rows.length, expected.rows.length);
+  rows.forEach((cells, i) => {
+    const want = expected.rows[i];
+    const got = Object.fromEntries(header.map((h, j) => [h, cells[j]]));
+    assert.equal(Number(got.line), want.line);
+    assert.equal(got.status, want.status);
+    assert.equal(got.span_id, want.span_id);
+    assert.equal(got.observed_bytes, String(want.observed_bytes ?? ''));
+    assert.equal(got.injected_tokens, String(want.injected_tokens ?? ''));
+    assert.equal(got.clip_ratio === '' ? null : Number(got.clip_ratio), want.clip_ratio);
+    assert.equal(got.injected_preview, want.injected_preview ?? '');
+    assert.equal(got.detail, want.detail.join('; '));
+  });
+  assert.match(await section.locator('.exports [role="status"]').textContent(), /CSV saved/);
+  assert.deepEqual(outside, [], 'an export made a request off the page origin');
+  assert.deepEqual(errors, []);
+});

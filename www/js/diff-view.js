@@ -1,0 +1,138 @@
+// The diff view: two runs → the package's comparison. Span records (as `toolslice record`
+// writes them: name, status, args_sha256, result_sha256) go through manifest and
+// diffManifests (the multiset diff, only_left / only_right); hop rows (as `toolslice hop`
+// writes them) go through compareRuns (same, changed, policy drift). Reading the files and
+// laying out the result is all this file does; `toolslice diff` reads files the same way.
+import { el, num, scrollBox } from './dom.js';
+import { byteField, readRecords } from './inputs.js';
+import { loadToolslice } from './wasm.js';
+
+const isHopRow = (r) => r !== null && typeof r === 'object' && 'mutation_hop' in r;
+
+export function initDiffView(root) {
+  const results = el('div', { class: 'diff-results', 'aria-live': 'polite' });
+  const update = () => compute();
+  const left = byteField({ id: 'diff-left', label: 'Left run (the one you kept)', hint: 'Span records or hop rows: a JSON array or JSON lines.', rows: 6, onchange: update });
+  const right = byteField({ id: 'diff-right', label: 'Right run (the new one)', hint: 'The same kind of records as the left run.', rows: 6, onchange: update });
+
+  const example = async (kind) => {
+    const toolslice = await loadToolslice();
+    const [l, r] = kind === 'spans' ? exampleSpans(toolslice) : exampleHops(toolslice);
+    left.setText(l);
+    right.setText(r);
+  };
+  root.append(
+    el('p', { class: 'lead' }, 'Drop two runs to see what changed at the tool boundary: the spans only one run has, ',
+      'and for hop rows, which boundary changed and whether a redaction rule changed (policy drift, not a model regression).'),
+    el('div', { class: 'row examples' }, el('span', {}, 'Examples made with the package: '),
+      el('button', { type: 'button', onclick: () => example('spans') }, 'two runs of span records'),
+      el('button', { type: 'button', onclick: () => example('hops') }, 'two runs of hop rows')),
+    el('div', { class: 'diff-inputs' }, left.node, right.node),
+    results,
+    el('div', { class: 'pending' },
+      el('p', {}, el('strong', {}, 'Not in this build yet: '),
+        'for check-format span files (seed 000), the tool calls whose observed hashes match while their injected hashes differ, ',
+        'and the prompt builder version changes between the runs. That comparison belongs in the package (it decides about traces), ',
+        'which has no function for it yet; until it does, check each run in the Check view and compare its builder table.')));
+
+  async function compute() {
+    const texts = [left, right].map((f) => {
+      const v = f.value();
+      return typeof v === 'string' ? v : new TextDecoder().decode(v);
+    });
+    if (!texts[0].trim() && !texts[1].trim()) {
+      results.replaceChildren(el('p', { class: 'hint' }, 'Give both runs to compare them.'));
+      return;
+    }
+    const toolslice = await loadToolslice();
+    let recs;
+    try {
+      recs = [readRecords(texts[0], left.source() ?? 'left run'), readRecords(texts[1], right.source() ?? 'right run')];
+    } catch (err) {
+      results.replaceChildren(el('p', { class: 'file-error', role: 'alert' }, el('span', { class: 'icon', 'aria-hidden': 'true' }, '✖'), ' ', err.message));
+      return;
+    }
+    const hops = recs.map((r) => r.length > 0 && r.every(isHopRow));
+    try {
+      if (hops[0] || hops[1]) {
+        if (!(hops[0] || recs[0].length === 0) || !(hops[1] || recs[1].length === 0)) {
+          throw new Error('One run holds hop rows and the other does not: compare runs of the same kind.');
+        }
+        results.replaceChildren(renderHops(toolslice.compareRuns(recs[0], recs[1]), recs));
+      } else {
+        const diff = toolslice.diffManifests(toolslice.manifest(recs[0]), toolslice.manifest(recs[1]));
+        results.replaceChildren(renderManifest(diff, recs));
+      }
+    } catch (err) {
+      results.replaceChildren(el('p', { class: 'file-error', role: 'alert' }, el('span', { class: 'icon', 'aria-hidden': 'true' }, '✖'), ' ', err.message));
+    }
+  }
+  compute();
+}
+
+const jsonl = (records) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+/** Seed 002's rename fixture, twice: the right run's model reflowed the patch. */
+function exampleSpans(toolslice) {
+  const read = toolslice.toolSpan('read_file', { path: 'src/app.py' }, { text: 'def main():\n    run()\n' }, 'ok');
+  const grep = toolslice.toolSpan('grep', { pattern: 'run(' }, { hits: ['src/app.py:2'] }, 'ok');
+  const patch = (diff) => toolslice.toolSpan('apply_patch', { file: 'src/app.py' }, { diff }, 'ok');
+  return [
+    jsonl([read, grep, patch('-    run()\n+    start()\n')]),
+    jsonl([read, grep, patch('-    run()\n+    start()  # renamed\n')]),
+  ];
+}
+
+/** Two runs of hop rows: call_91's redaction rule changed (policy drift), call_92's model slice got wrapped. */
+function exampleHops(toolslice) {
+  const body = '{"ok":true,"rows":2}';
+  const receipt = (rule) => [{ field_path: '$.token', rule_id: rule, original_len: 40, replacement: '[REDACTED]' }];
+  const row = (call, rule) => toolslice.classifyHop(body, body, body, { runId: 'run_7f3a', toolCallId: call, toolName: 'read_file', redactions: receipt(rule) });
+  const wrap = (call) => toolslice.classifyHop(body, body, `{"type":"tool_result","body":${body}}`, { runId: 'run_7f3b', toolCallId: call, toolName: 'read_file', redactions: receipt('bearer-v1') });
+  return [
+    jsonl([row('call_91', 'bearer-v1'), row('call_92', 'bearer-v1')]),
+    jsonl([row('call_91', 'bearer-v2'), wrap('call_92')]),
+  ];
+}
+
+function manifestTable(caption, sign, entries, cls) {
+  return scrollBox(caption, el('table', { class: `mini manifest ${cls}` },
+    el('caption', {}, `${caption} (${num(entries.length)})`),
+    el('thead', {}, el('tr', {}, ['', 'name', 'status', 'args_sha256', 'result_sha256'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, entries.length
+      ? entries.map((e) => el('tr', {}, el('td', { 'aria-label': sign === '−' ? 'only left' : 'only right' }, sign),
+        e.map((v, i) => el('td', { class: i >= 2 ? 'hash' : null }, v ?? '—'))))
+      : el('tr', {}, el('td', { colspan: 5, class: 'hint' }, 'none')))));
+}
+
+function renderManifest(diff, recs) {
+  const changed = diff.only_left.length + diff.only_right.length;
+  return el('div', {},
+    el('div', { class: `verdict ${changed ? 'fail' : 'pass'}` },
+      el('span', { class: 'icon', 'aria-hidden': 'true' }, changed ? '▲' : '✔'),
+      el('p', {}, el('strong', {}, changed ? 'The tool boundary changed. ' : 'Same tool boundary. '),
+        `${num(recs[0].length)} spans left, ${num(recs[1].length)} right; ${num(diff.only_left.length)} only left, ${num(diff.only_right.length)} only right. `,
+        changed ? 'A span only one run has is a call with other arguments or another result.' : 'The manifests are equal as multisets. That proves the boundary was stable, not that the outputs were wise.')),
+    manifestTable('Only in the left run', '−', diff.only_left, 'only-left'),
+    manifestTable('Only in the right run', '+', diff.only_right, 'only-right'));
+}
+
+function renderHops(cmp, recs) {
+  const changed = cmp.changed + cmp.only_left + cmp.only_right;
+  return el('div', {},
+    el('div', { class: `verdict ${changed ? 'fail' : 'pass'}` },
+      el('span', { class: 'icon', 'aria-hidden': 'true' }, changed ? '▲' : '✔'),
+      el('p', {}, el('strong', {}, changed ? 'Some tool calls changed. ' : 'No tool call changed. '),
+        `${num(recs[0].length)} hop rows left, ${num(recs[1].length)} right: ${num(cmp.same)} same, ${num(cmp.changed)} changed, `,
+        `${num(cmp.policy_drift)} policy drift, ${num(cmp.only_left)} only left, ${num(cmp.only_right)} only right.`)),
+    scrollBox('Tool calls compared', el('table', { class: 'mini hop-compare' },
+      el('caption', {}, 'Tool calls, paired by tool_call_id (else by position)'),
+      el('thead', {}, el('tr', {}, ['verdict', 'tool call', 'tool', 'changed boundaries', 'hop left → right', 'policy drift'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, cmp.rows.map((r) => el('tr', { class: `v-${r.verdict}` },
+        el('td', {}, el('span', { class: 'icon', 'aria-hidden': 'true' }, r.verdict === 'same' ? '✔ ' : r.verdict === 'policy_drift' ? 'ℹ ' : '▲ '), r.verdict),
+        el('td', { class: 'id' }, r.tool_call_id ?? `#${r.left_index ?? r.right_index}`),
+        el('td', {}, r.tool_name ?? '—'),
+        el('td', {}, r.changed_boundaries.join(', ') || '—'),
+        el('td', {}, `${r.left_hop ?? '—'} → ${r.right_hop ?? '—'}`),
+        el('td', {}, r.drift.map((d) => `${d.field_path}: ${d.left_rule_id ?? '(none)'} → ${d.right_rule_id ?? '(none)'}`).join('; ') || '—')))))));
+}
