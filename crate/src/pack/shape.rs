@@ -303,6 +303,17 @@ struct Trace<'a> {
 
 /// Recognises a stack trace; with `whole`, only when trace lines are most of the text.
 fn stack_trace(text: &str, whole: bool) -> Option<Value> {
+    // Cheap prefilter: every recognised trace has one of these.
+    const MARKS: [&str; 5] = [
+        "Traceback (most recent call last)",
+        "    at ",
+        "\tat ",
+        "panicked at",
+        "goroutine ",
+    ];
+    if !MARKS.iter().any(|m| text.contains(m)) {
+        return None;
+    }
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.len() < 3 {
         return None;

@@ -715,10 +715,15 @@ fn digits(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize
     if !cfg.on(Rule::CardNumber) {
         return Some(i + first);
     }
-    let mut groups = vec![first];
+    if first > 19 {
+        return Some(i + first);
+    }
+    let mut groups = [0usize; 6];
+    groups[0] = first;
+    let mut ngroups = 1;
     let mut sep = None;
     let mut e = i + first;
-    while groups.len() < 6 {
+    while ngroups < 6 {
         let c = match s.get(e) {
             Some(&c @ (b' ' | b'-')) => c,
             _ => break,
@@ -731,9 +736,11 @@ fn digits(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize
             break;
         }
         sep = Some(c);
-        groups.push(n);
+        groups[ngroups] = n;
+        ngroups += 1;
         e += 1 + n;
     }
+    let groups = &groups[..ngroups];
     // Trim trailing groups that cannot belong to a card (a date after a number ...).
     let shapes: [&[usize]; 6] = [
         &[4, 4, 4, 4],
@@ -761,12 +768,16 @@ fn digits(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize
     {
         return Some(i + first);
     }
-    let ds: Vec<u8> = s[i..end]
-        .iter()
-        .copied()
-        .filter(u8::is_ascii_digit)
-        .collect();
-    if luhn(&ds) && card_prefix(&ds) && !ds.iter().all(|&d| d == ds[0]) {
+    let mut buf = [0u8; 19];
+    let mut nd = 0;
+    for &b in &s[i..end] {
+        if b.is_ascii_digit() && nd < buf.len() {
+            buf[nd] = b;
+            nd += 1;
+        }
+    }
+    let ds = &buf[..nd];
+    if luhn(ds) && card_prefix(ds) && !ds.iter().all(|&d| d == ds[0]) {
         return push(out, i, end, Rule::CardNumber);
     }
     Some(i + first)
