@@ -16,6 +16,7 @@ const commands = {
   diff: () => import('./cli/diff.mjs'),
   hop: () => import('./cli/hop.mjs'),
   truncate: () => import('./cli/truncate.mjs'),
+  pack: () => import('./cli/pack.mjs'),
 };
 
 async function main(argv) {

@@ -15,6 +15,8 @@ pub mod error;
 pub mod formats;
 mod fxhash;
 pub mod lines;
+pub mod pack;
+pub mod redact;
 pub mod span;
 pub mod truncate;
 

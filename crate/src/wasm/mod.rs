@@ -20,6 +20,8 @@ pub mod formats;
 pub mod gate;
 pub mod hash;
 pub mod hop;
+pub mod pack;
+pub mod redact;
 pub mod truncate;
 
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;

@@ -1,0 +1,564 @@
+//! **Redact**: replace secrets with typed placeholders before anything else sees the text.
+//!
+//! Redaction runs first in the pack path (seed 004: "handler result → redact → truncate"),
+//! so no cut, preview, hash or log can hold a fragment of a secret. Each replacement leaves
+//! a [`Receipt`] (seed 003: `field_path`, `rule_id`, `original_len`, the placeholder), which
+//! never holds a character of the secret, so a change of rule between two runs shows up as
+//! policy drift instead of a model regression.
+//!
+//! ## How it finds secrets without a regex engine
+//!
+//! The wasm module must stay small, so there is no `regex` crate. Secrets announce
+//! themselves with literal anchors (`sk-`, `ghp_`, `AKIA`, `xox`, `AIza`, `eyJ`,
+//! `-----BEGIN`, `Bearer`, `://`, a `=` or `:` after a key named like a secret ...); the
+//! scanner (`scan.rs`) makes one pass and stops only at bytes that can begin an anchor,
+//! where a small verifier decides (charset, length, word boundaries, mixed case, the Luhn
+//! check, a JWT header that decodes to JSON). The rule list and the key names are in
+//! [`Rule`] and `rules.rs`.
+//!
+//! ## Precision
+//!
+//! Identifiers that look random but are not secret are left alone: git SHAs, UUIDs,
+//! SHA-256 hex digests, `sha512-` integrity strings, base64 image data (`data:...;base64,`
+//! payloads are skipped whole). A labelled corpus in `tests/fixtures/redact/` holds
+//! positives for every rule and hard negatives; the tests require 100 % recall and no false
+//! positive on it.
+//!
+//! ## Forms
+//!
+//! - [`Redactor::text`]: any text. Secrets are also found inside JSON-escaped strings
+//!   (`\"password\":\"...\"`, `https:\/\/user:pw@host`) and percent-encoded URLs, by
+//!   scanning decoded views and mapping each finding back to its encoded bytes.
+//! - [`Redactor::json`]: a parsed JSON value. Only string values change (a secret number
+//!   under a secret key becomes a placeholder string), so the document stays valid JSON;
+//!   receipts name the path (`$.headers.Authorization`, `$.items[3].token`).
+//! - In text that is JSON, a secret number under a quoted key (`"pin": 1234`) is replaced
+//!   by a quoted placeholder, so that text stays valid JSON too.
+//!
+//! ```
+//! use toolslice::redact::{Policy, Redactor};
+//!
+//! let r = Redactor::new(&Policy::default()).unwrap();
+//! let out = r.text("push failed: token ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5 expired");
+//! assert_eq!(out.text, "push failed: token [REDACTED:github_token] expired");
+//! assert_eq!(out.receipts[0].rule_id, "github_token");
+//! assert_eq!(out.receipts[0].original_len, 40);
+//! ```
+
+mod rules;
+mod scan;
+mod stream;
+mod verify;
+mod views;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::Coded;
+
+pub use rules::Rule;
+pub use stream::RedactStream;
+
+use rules::{classify_key, KeyClass};
+use scan::{Cfg, Finding};
+
+/// Version of the rule set; it changes whenever a rule's behaviour changes, and the packer
+/// writes it into `prompt_builder_version` so two runs with different rules never compare
+/// as the same policy.
+pub const RULES_VERSION: &str = "redact-v1";
+
+/// What to redact. The default redacts every secret rule and card numbers, and leaves
+/// e-mail addresses and US social security numbers alone (turn them on when the policy
+/// says so).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Policy {
+    /// Redact e-mail addresses.
+    pub emails: bool,
+    /// Redact US social security numbers (`123-45-6789`).
+    pub us_ssn: bool,
+    /// Redact card numbers that pass the Luhn check.
+    pub card_numbers: bool,
+    /// Rule ids to turn off (`"jwt"` ...).
+    pub disable: Vec<String>,
+    /// More key names whose values are secret (compared without case and separators, so
+    /// `pin_code` also matches `PinCode`).
+    pub secret_keys: Vec<String>,
+    /// Also scan JSON-unescaped and percent-decoded views of the text.
+    pub decode: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            emails: false,
+            us_ssn: false,
+            card_numbers: true,
+            disable: Vec::new(),
+            secret_keys: Vec::new(),
+            decode: true,
+        }
+    }
+}
+
+/// One replacement. It never holds a character of what was replaced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// Where: `$` for a text, `$.a.b[2]` for a JSON value.
+    pub field_path: String,
+    pub rule_id: String,
+    /// Bytes replaced, as they appeared (escaped form included).
+    pub original_len: u64,
+    /// The placeholder written in their place.
+    pub replacement: String,
+    /// Byte offset of the placeholder in the redacted text (or string value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+}
+
+impl From<Receipt> for crate::hop::RedactionReceipt {
+    /// The receipt as the three-boundary row stores it (seed 003), for policy-drift checks.
+    fn from(r: Receipt) -> Self {
+        crate::hop::RedactionReceipt {
+            field_path: r.field_path,
+            rule_id: r.rule_id,
+            original_len: r.original_len,
+            replacement: r.replacement,
+        }
+    }
+}
+
+/// A redacted text and its receipts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redacted {
+    pub text: String,
+    pub receipts: Vec<Receipt>,
+}
+
+/// Why a policy could not be compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedactError {
+    UnknownRule(String),
+}
+
+impl fmt::Display for RedactError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RedactError::UnknownRule(id) => write!(
+                f,
+                "unknown redaction rule {id:?} (known: {})",
+                Rule::ALL.map(Rule::id).join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RedactError {}
+
+impl Coded for RedactError {
+    fn code(&self) -> &'static str {
+        "invalid_policy"
+    }
+}
+
+/// A compiled [`Policy`]: build once, redact many texts and values.
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    cfg: Cfg,
+    decode: bool,
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Redactor::new(&Policy::default()).expect("the default policy is valid")
+    }
+}
+
+impl Redactor {
+    pub fn new(policy: &Policy) -> Result<Redactor, RedactError> {
+        let mut enabled = [true; Rule::ALL.len()];
+        enabled[Rule::Email as usize] = policy.emails;
+        enabled[Rule::UsSsn as usize] = policy.us_ssn;
+        enabled[Rule::CardNumber as usize] = policy.card_numbers;
+        for id in &policy.disable {
+            let rule = Rule::parse(id).ok_or_else(|| RedactError::UnknownRule(id.clone()))?;
+            enabled[rule as usize] = false;
+        }
+        let extra_keys = policy
+            .secret_keys
+            .iter()
+            .map(|k| rules::key_words(k).concat())
+            .filter(|k| !k.is_empty())
+            .collect();
+        Ok(Redactor {
+            cfg: Cfg {
+                enabled,
+                extra_keys,
+            },
+            decode: policy.decode,
+        })
+    }
+
+    /// Redacts a text; receipts have `field_path` `$`.
+    pub fn text(&self, text: &str) -> Redacted {
+        let mut receipts = Vec::new();
+        let text = self
+            .redact_str(text, "$", &mut receipts)
+            .unwrap_or_else(|| text.to_string());
+        Redacted { text, receipts }
+    }
+
+    /// Redacts every string of a JSON value in place (and secret scalars under secret
+    /// keys); returns the receipts, with JSON paths.
+    pub fn json(&self, value: &mut Value) -> Vec<Receipt> {
+        let mut receipts = Vec::new();
+        let mut path = String::from("$");
+        self.walk(value, &mut path, None, &mut receipts);
+        receipts
+    }
+
+    /// The merged, sorted, non-overlapping findings of a text (all views).
+    pub(crate) fn findings(&self, s: &[u8]) -> Vec<Finding> {
+        let mut found = Vec::new();
+        scan::scan(s, &self.cfg, &mut found);
+        if self.decode && s.len() < u32::MAX as usize {
+            for view in views::views(s) {
+                let mut more = Vec::new();
+                scan::scan(&view.bytes, &self.cfg, &mut more);
+                for f in more {
+                    let (start, end) = view.source(f.start, f.end);
+                    if start < end {
+                        found.push(Finding {
+                            start,
+                            end,
+                            rule: f.rule,
+                            wrap: None,
+                        });
+                    }
+                }
+            }
+        }
+        merge(found)
+    }
+
+    /// Redacts `text`, appending receipts for `path`; `None` when nothing was found.
+    pub(crate) fn redact_str(
+        &self,
+        text: &str,
+        path: &str,
+        receipts: &mut Vec<Receipt>,
+    ) -> Option<String> {
+        let found = self.findings(text.as_bytes());
+        if found.is_empty() {
+            return None;
+        }
+        Some(apply(text, &found, path, receipts))
+    }
+
+    fn walk(
+        &self,
+        value: &mut Value,
+        path: &mut String,
+        inherited: Option<Rule>,
+        receipts: &mut Vec<Receipt>,
+    ) {
+        match value {
+            Value::String(s) => {
+                if let Some(rule) = inherited {
+                    if !verify::is_dummy_value(s.as_bytes()) && self.cfg.on(rule) {
+                        receipts.push(receipt(path, rule, s.len(), Some(0)));
+                        *s = rule.placeholder().to_string();
+                    }
+                } else if let Some(new) = self.redact_str(s, path, receipts) {
+                    *s = new;
+                }
+            }
+            Value::Number(n) => {
+                if let Some(rule) = inherited.filter(|r| self.cfg.on(*r)) {
+                    receipts.push(receipt(path, rule, n.to_string().len(), None));
+                    *value = Value::String(rule.placeholder().to_string());
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    self.walk(item, path, inherited, receipts);
+                    path.truncate(len);
+                }
+            }
+            Value::Object(map) => {
+                let keys_change = map.keys().any(|k| !self.findings(k.as_bytes()).is_empty());
+                if keys_change {
+                    let old = std::mem::take(map);
+                    for (k, v) in old {
+                        let key = self.redact_str(&k, path, receipts).unwrap_or(k);
+                        let mut key2 = key.clone();
+                        let mut n = 2;
+                        while map.contains_key(&key2) {
+                            key2 = format!("{key}#{n}");
+                            n += 1;
+                        }
+                        map.insert(key2, v);
+                    }
+                }
+                for (k, v) in map.iter_mut() {
+                    let len = path.len();
+                    push_key(path, k);
+                    match classify_key(k, &self.cfg.extra_keys) {
+                        KeyClass::Secret(rule) => {
+                            self.walk(v, path, inherited.or(Some(rule)), receipts)
+                        }
+                        KeyClass::Authorization if inherited.is_none() => {
+                            self.authorization(v, path, receipts)
+                        }
+                        _ => self.walk(v, path, inherited, receipts),
+                    }
+                    path.truncate(len);
+                }
+            }
+            Value::Null | Value::Bool(_) => {}
+        }
+    }
+
+    /// An `Authorization` value keeps its scheme word: `Bearer [REDACTED:bearer_token]`.
+    fn authorization(&self, value: &mut Value, path: &mut String, receipts: &mut Vec<Receipt>) {
+        let Value::String(s) = value else {
+            return self.walk(value, path, Some(Rule::Authorization), receipts);
+        };
+        if verify::is_dummy_value(s.as_bytes()) {
+            return;
+        }
+        let bytes = s.as_bytes();
+        let w = verify::run(bytes, 0, |b| b.is_ascii_alphabetic());
+        let sp = verify::run(bytes, w, |b| b == b' ');
+        let (start, rule) = if w > 0 && sp > 0 && w + sp < s.len() {
+            let scheme = &bytes[..w];
+            let rule = if scheme.eq_ignore_ascii_case(b"bearer") {
+                Rule::BearerToken
+            } else if scheme.eq_ignore_ascii_case(b"basic") {
+                Rule::BasicAuth
+            } else {
+                Rule::Authorization
+            };
+            (w + sp, rule)
+        } else {
+            (0, Rule::Authorization)
+        };
+        if verify::is_dummy_value(&bytes[start..]) {
+            return;
+        }
+        if !self.cfg.on(rule) {
+            if let Some(new) = self.redact_str(s, path, receipts) {
+                *s = new;
+            }
+            return;
+        }
+        receipts.push(receipt(path, rule, s.len() - start, Some(start)));
+        *s = format!("{}{}", &s[..start], rule.placeholder());
+    }
+}
+
+fn receipt(path: &str, rule: Rule, original_len: usize, offset: Option<usize>) -> Receipt {
+    Receipt {
+        field_path: path.to_string(),
+        rule_id: rule.id().to_string(),
+        original_len: original_len as u64,
+        replacement: rule.placeholder().to_string(),
+        offset: offset.map(|o| o as u64),
+    }
+}
+
+/// Appends `.key` (or `["key"]` when the key is not an identifier) to a JSON path.
+fn push_key(path: &mut String, key: &str) {
+    let ident = key
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if ident {
+        path.push('.');
+        path.push_str(key);
+    } else {
+        path.push('[');
+        path.push_str(&Value::String(key.to_string()).to_string());
+        path.push(']');
+    }
+}
+
+/// Sorts findings and merges overlapping ones: the merged range is their union and its
+/// rule the most specific (lowest in [`Rule`] order). Ranges are widened to UTF-8
+/// boundaries (never narrowed: a wider cut cannot leak).
+fn merge(mut found: Vec<Finding>) -> Vec<Finding> {
+    found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end), f.rule));
+    let mut out: Vec<Finding> = Vec::with_capacity(found.len());
+    for f in found {
+        match out.last_mut() {
+            Some(last) if f.start < last.end => {
+                if f.end > last.end {
+                    last.end = f.end;
+                    last.wrap = None;
+                }
+                if f.rule < last.rule {
+                    last.rule = f.rule;
+                }
+            }
+            _ => out.push(f),
+        }
+    }
+    out
+}
+
+/// Writes `text` with every finding replaced by its placeholder.
+fn apply(text: &str, found: &[Finding], path: &str, receipts: &mut Vec<Receipt>) -> String {
+    let mut out = Vec::with_capacity(text.len());
+    apply_bytes(text.as_bytes(), found, path, 0, receipts, &mut out);
+    // Findings are widened to UTF-8 boundaries and placeholders are ASCII.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Appends `s` to `out` with every finding replaced. Receipt offsets count from `base` at
+/// the first byte this call writes (the stream passes the bytes it emitted before).
+pub(crate) fn apply_bytes(
+    s: &[u8],
+    found: &[Finding],
+    path: &str,
+    base: u64,
+    receipts: &mut Vec<Receipt>,
+    out: &mut Vec<u8>,
+) {
+    let origin = out.len();
+    let mut last = 0;
+    let is_cont = |b: u8| b & 0xC0 == 0x80;
+    for f in found {
+        let mut start = f.start.max(last).min(s.len());
+        let mut end = f.end.min(s.len());
+        while start > last && start < s.len() && is_cont(s[start]) {
+            start -= 1;
+        }
+        while end < s.len() && is_cont(s[end]) {
+            end += 1;
+        }
+        if end <= start {
+            continue;
+        }
+        out.extend_from_slice(&s[last..start]);
+        let placeholder = f.rule.placeholder();
+        let offset = base + (out.len() - origin) as u64;
+        match f.wrap {
+            Some(bs) => {
+                let mut q = vec![b'\\'; usize::from(bs)];
+                q.push(b'"');
+                out.extend_from_slice(&q);
+                out.extend_from_slice(placeholder.as_bytes());
+                out.extend_from_slice(&q);
+            }
+            None => out.extend_from_slice(placeholder.as_bytes()),
+        }
+        receipts.push(receipt(path, f.rule, end - start, Some(offset as usize)));
+        last = end;
+    }
+    out.extend_from_slice(&s[last..]);
+}
+
+/// Redacts a text with a policy (compiles the policy each call; keep a [`Redactor`] to
+/// redact many).
+pub fn redact_text(text: &str, policy: &Policy) -> Result<Redacted, RedactError> {
+    Ok(Redactor::new(policy)?.text(text))
+}
+
+/// Redacts a JSON value in place with a policy; returns the receipts.
+pub fn redact_json(value: &mut Value, policy: &Policy) -> Result<Vec<Receipt>, RedactError> {
+    Ok(Redactor::new(policy)?.json(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const GH: &str = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
+
+    #[test]
+    fn json_paths_and_validity() {
+        let mut v = json!({
+            "status": "ok",
+            "headers": {"Authorization": "Bearer abc.DEF-123", "x-api-key": "k3y-V4lue-99"},
+            "items": [{"token": GH}, {"note": format!("used {GH}")}],
+            "password": 123456,
+            "max_tokens": 4096
+        });
+        let receipts = Redactor::default().json(&mut v);
+        assert_eq!(
+            v["headers"]["Authorization"],
+            "Bearer [REDACTED:bearer_token]"
+        );
+        assert_eq!(v["headers"]["x-api-key"], "[REDACTED:secret_field]");
+        assert_eq!(v["items"][0]["token"], "[REDACTED:secret_field]");
+        assert_eq!(v["items"][1]["note"], "used [REDACTED:github_token]");
+        assert_eq!(v["password"], "[REDACTED:secret_field]");
+        assert_eq!(v["max_tokens"], 4096);
+        let paths: Vec<_> = receipts.iter().map(|r| r.field_path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "$.headers.Authorization",
+                "$.headers[\"x-api-key\"]",
+                "$.items[0].token",
+                "$.items[1].note",
+                "$.password"
+            ]
+        );
+        let text = serde_json::to_string(&v).unwrap();
+        assert!(!text.contains(&GH[4..8]));
+    }
+
+    #[test]
+    fn text_json_stays_json() {
+        let t = r#"{"user":"bob","password":123456,"nested":"{\"token\":\"abcd1234xyz\"}"}"#;
+        let out = Redactor::default().text(t);
+        let v: Value = serde_json::from_str(&out.text).unwrap();
+        assert_eq!(v["password"], "[REDACTED:secret_field]");
+        assert_eq!(v["nested"], r#"{"token":"[REDACTED:secret_field]"}"#);
+        assert_eq!(v["user"], "bob");
+    }
+
+    #[test]
+    fn escaped_and_percent_encoded() {
+        let r = Redactor::default();
+        let out = r.text(r#"log: "url=https:\/\/admin:s3cretPw@db.local\/x""#);
+        assert!(
+            out.text.contains("admin:[REDACTED:url_password]@db"),
+            "{}",
+            out.text
+        );
+        let out = r.text(&format!("next=%2Fcb%3Ftoken%3D{GH}%26x%3D1"));
+        assert!(!out.text.contains("aB3dE5"), "{}", out.text);
+        let out = r.text(&format!("line1\\n{GH}\\nline3"));
+        assert_eq!(out.text, "line1\\n[REDACTED:github_token]\\nline3");
+    }
+
+    #[test]
+    fn idempotent_and_policy() {
+        let r = Redactor::default();
+        let once = r.text(&format!(
+            "a {GH} b password=hunter22 c mail bob@example.com"
+        ));
+        assert_eq!(r.text(&once.text).text, once.text);
+        assert!(once.text.contains("bob@example.com"));
+        let strict = Redactor::new(&Policy {
+            emails: true,
+            ..Policy::default()
+        })
+        .unwrap();
+        assert!(strict.text(&once.text).text.contains("[REDACTED:email]"));
+        let err = Redactor::new(&Policy {
+            disable: vec!["nope".into()],
+            ..Policy::default()
+        })
+        .unwrap_err();
+        assert_eq!(err.code(), "invalid_policy");
+    }
+}

@@ -1,0 +1,847 @@
+//! The scanner: one pass over bytes, stopping only at anchor bytes.
+//!
+//! A regex engine would cost tens of kilobytes of wasm and would try every rule at every
+//! position. Secrets, though, announce themselves: every rule has a literal anchor (`sk-`,
+//! `ghp_`, `AKIA`, `xox`, `AIza`, `eyJ`, `-----BEGIN`, `Bearer`, `://`, a `=` or `:` after a
+//! key named like a secret, a digit that starts a number ...). [`ANCHOR`] marks the bytes
+//! that can begin one; every other byte costs one table lookup. At an anchor, a small
+//! hand-written verifier reads the candidate and decides (charset, length, boundaries, mixed
+//! case, Luhn, a base64-decoded JWT header ...).
+//!
+//! Boundaries are what keep precision: a token must not be the middle of a longer word, so
+//! `task-sk-...`, hex digests, UUIDs and base64 blobs do not match by accident. Regions that
+//! are known not to hold secrets (`data:...;base64,` payloads, `sha512-` integrity strings)
+//! are skipped whole.
+
+use super::rules::{classify_key, KeyClass, Rule};
+use super::verify::*;
+
+/// One thing to replace: a byte range of the scanned text and the rule that found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Finding {
+    pub start: usize,
+    pub end: usize,
+    pub rule: Rule,
+    /// When the secret was an unquoted scalar under a double-quoted key (`"pin": 1234`),
+    /// the placeholder is wrapped in quotes so JSON stays JSON; the number is how many
+    /// backslashes escape those quotes (`\"pin\": 1234` inside a JSON string).
+    pub wrap: Option<u8>,
+}
+
+/// The compiled policy the scanner consults.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Cfg {
+    pub enabled: [bool; Rule::ALL.len()],
+    /// Extra secret key names, lowercase without separators.
+    pub extra_keys: Vec<String>,
+}
+
+impl Cfg {
+    #[inline]
+    pub fn on(&self, rule: Rule) -> bool {
+        self.enabled[rule as usize]
+    }
+}
+
+/// Bytes at which some rule can begin.
+static ANCHOR: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b"srwgAxeB-bTh:=@d0123456789";
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// Appends every finding in `s` to `out` (unsorted, possibly overlapping).
+pub(crate) fn scan(s: &[u8], cfg: &Cfg, out: &mut Vec<Finding>) {
+    let first = out.len();
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        if !ANCHOR[b as usize] {
+            i += 1;
+            continue;
+        }
+        let next = match b {
+            b's' => at_s(s, i, cfg, out),
+            b'r' => stripe(s, i, cfg, out, &[b"rk_live_", b"rk_test_"]),
+            b'w' => stripe(s, i, cfg, out, &[b"whsec_"]),
+            b'g' => github(s, i, cfg, out),
+            b'A' => at_upper_a(s, i, cfg, out),
+            b'x' => slack(s, i, cfg, out),
+            b'e' => jwt(s, i, cfg, out),
+            b'-' => pem(s, i, cfg, out),
+            b'B' | b'b' => auth_scheme(s, i, cfg, out),
+            b'T' => openai_infix(s, i, cfg, out),
+            b'h' => slack_webhook(s, i, cfg, out),
+            b':' if starts_with(s, i, b"://") => url_password(s, i, cfg, out),
+            b':' | b'=' => key_value(s, i, cfg, out),
+            b'@' => email(s, i, cfg, out),
+            b'd' => data_uri(s, i),
+            _ => digits(s, i, cfg, out),
+        };
+        i = match next {
+            Some(n) if n > i => n,
+            _ => i + 1,
+        };
+    }
+    if cfg.on(Rule::AwsSecretKey) {
+        let ids: Vec<(usize, usize)> = out[first..]
+            .iter()
+            .filter(|f| f.rule == Rule::AwsAccessKeyId)
+            .map(|f| (f.start, f.end))
+            .collect();
+        for (a, b) in ids {
+            aws_secret_near(s, a, b, out);
+        }
+    }
+}
+
+fn push(out: &mut Vec<Finding>, start: usize, end: usize, rule: Rule) -> Option<usize> {
+    out.push(Finding {
+        start,
+        end,
+        rule,
+        wrap: None,
+    });
+    Some(end)
+}
+
+/// `sk-` (OpenAI, Anthropic), `sk_live_` (Stripe), and integrity strings to skip.
+fn at_s(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !left_boundary(s, i) {
+        return None;
+    }
+    for prefix in [&b"sha512-"[..], b"sha384-", b"sha256-", b"sha1-"] {
+        if starts_with(s, i, prefix) {
+            let n = run(s, i + prefix.len(), is_b64);
+            return (n >= 20).then_some(i + prefix.len() + n);
+        }
+    }
+    if starts_with(s, i, b"sk_live_") || starts_with(s, i, b"sk_test_") {
+        return stripe(s, i, cfg, out, &[b"sk_live_", b"sk_test_"]);
+    }
+    if !starts_with(s, i, b"sk-") {
+        return None;
+    }
+    if starts_with(s, i, b"sk-ant-") {
+        let n = run(s, i + 7, is_tok);
+        let body = &s[i + 7..i + 7 + n];
+        if cfg.on(Rule::AnthropicKey) && n >= 32 && mixed(body) {
+            return push(out, i, i + 7 + n, Rule::AnthropicKey);
+        }
+        return None;
+    }
+    let n = run(s, i + 3, is_tok);
+    let body = &s[i + 3..i + 3 + n];
+    if cfg.on(Rule::OpenaiKey) && n >= 20 && mixed(body) {
+        return push(out, i, i + 3 + n, Rule::OpenaiKey);
+    }
+    None
+}
+
+fn stripe(
+    s: &[u8],
+    i: usize,
+    cfg: &Cfg,
+    out: &mut Vec<Finding>,
+    prefixes: &[&[u8]],
+) -> Option<usize> {
+    if !cfg.on(Rule::StripeKey) || !left_boundary(s, i) {
+        return None;
+    }
+    let p = prefixes.iter().find(|p| starts_with(s, i, p))?;
+    let n = run(s, i + p.len(), is_alnum);
+    let min = if p.starts_with(b"whsec") { 20 } else { 10 };
+    if n >= min && !is_tok(*s.get(i + p.len() + n).unwrap_or(&b' ')) {
+        return push(out, i, i + p.len() + n, Rule::StripeKey);
+    }
+    None
+}
+
+fn github(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::GithubToken) || !left_boundary(s, i) {
+        return None;
+    }
+    if starts_with(s, i, b"github_pat_") {
+        let n = run(s, i + 11, is_word);
+        return (n >= 50).then(|| push(out, i, i + 11 + n, Rule::GithubToken))?;
+    }
+    if s.len() >= i + 4
+        && s[i + 1] == b'h'
+        && matches!(s[i + 2], b'p' | b'o' | b'u' | b's' | b'r')
+        && s[i + 3] == b'_'
+    {
+        let n = run(s, i + 4, is_alnum);
+        if n >= 30 && !is_tok(*s.get(i + 4 + n).unwrap_or(&b' ')) {
+            return push(out, i, i + 4 + n, Rule::GithubToken);
+        }
+    }
+    None
+}
+
+const AWS_PREFIXES: [&[u8]; 10] = [
+    b"AKIA", b"ASIA", b"AGPA", b"AIDA", b"AROA", b"AIPA", b"ANPA", b"ANVA", b"ABIA", b"ACCA",
+];
+
+/// `AIza` (Google) and the AWS access key id prefixes.
+fn at_upper_a(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !left_boundary(s, i) {
+        return None;
+    }
+    if starts_with(s, i, b"AIza") {
+        let n = run(s, i + 4, is_tok);
+        if cfg.on(Rule::GoogleApiKey) && n == 35 {
+            return push(out, i, i + 39, Rule::GoogleApiKey);
+        }
+        return None;
+    }
+    if cfg.on(Rule::AwsAccessKeyId) && AWS_PREFIXES.iter().any(|p| starts_with(s, i, p)) {
+        let n = run(s, i + 4, |b| b.is_ascii_uppercase() || b.is_ascii_digit());
+        let after = *s.get(i + 4 + n).unwrap_or(&b' ');
+        if n == 16 && !is_alnum(after) {
+            return push(out, i, i + 20, Rule::AwsAccessKeyId);
+        }
+    }
+    None
+}
+
+/// A 40-character secret access key within 320 bytes of an access key id.
+fn aws_secret_near(s: &[u8], a: usize, b: usize, out: &mut Vec<Finding>) {
+    let lo = a.saturating_sub(320);
+    let hi = (b + 320).min(s.len());
+    let is_key = |c: u8| c.is_ascii_alphanumeric() || c == b'/' || c == b'+';
+    let mut k = lo;
+    while k < hi {
+        if !is_key(s[k]) || (k > 0 && (is_key(s[k - 1]) || s[k - 1] == b'=')) {
+            k += 1;
+            continue;
+        }
+        let n = run(s, k, is_key);
+        let t = &s[k..k + n];
+        let after = *s.get(k + n).unwrap_or(&b' ');
+        if n == 40
+            && after != b'='
+            && t.iter().any(u8::is_ascii_uppercase)
+            && t.iter().any(u8::is_ascii_lowercase)
+            && !t.iter().all(u8::is_ascii_hexdigit)
+        {
+            out.push(Finding {
+                start: k,
+                end: k + n,
+                rule: Rule::AwsSecretKey,
+                wrap: None,
+            });
+        }
+        k += n.max(1);
+    }
+}
+
+fn slack(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::SlackToken) || !left_boundary(s, i) {
+        return None;
+    }
+    let xox = starts_with(s, i, b"xox")
+        && matches!(
+            s.get(i + 3),
+            Some(b'a' | b'b' | b'p' | b'o' | b's' | b'r' | b'e')
+        )
+        && s.get(i + 4) == Some(&b'-');
+    if !xox && !starts_with(s, i, b"xapp-") {
+        return None;
+    }
+    let body_at = i + 5;
+    let n = run(s, body_at, |b| b.is_ascii_alphanumeric() || b == b'-');
+    let body = &s[body_at..body_at + n];
+    if n >= 10 && body.iter().any(u8::is_ascii_digit) {
+        return push(out, i, body_at + n, Rule::SlackToken);
+    }
+    None
+}
+
+fn slack_webhook(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::SlackWebhook) || !starts_with(s, i, b"hooks.slack.com/") {
+        return None;
+    }
+    let rest = i + 16;
+    let seg = [&b"services/"[..], b"workflows/", b"triggers/"]
+        .into_iter()
+        .find(|p| starts_with(s, rest, p))?;
+    let at = rest + seg.len();
+    let n = run(s, at, |b| is_tok(b) || b == b'/');
+    (n >= 20).then(|| push(out, at, at + n, Rule::SlackWebhook))?
+}
+
+/// `eyJ...`: three base64url segments; the first decodes to a JSON object naming `alg`.
+fn jwt(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::Jwt) || !starts_with(s, i, b"eyJ") || !left_boundary(s, i) {
+        return None;
+    }
+    let b64url = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    let h = run(s, i, b64url);
+    if h < 10 || s.get(i + h) != Some(&b'.') {
+        return None;
+    }
+    let p_at = i + h + 1;
+    let p = run(s, p_at, b64url);
+    if p < 10 || s.get(p_at + p) != Some(&b'.') {
+        return None;
+    }
+    let sig_at = p_at + p + 1;
+    let sig = run(s, sig_at, b64url);
+    let header = b64_decode(&s[i..i + h], true)?;
+    let header = trim(&header);
+    if header.first() != Some(&b'{') || !header.windows(5).any(|w| w == b"\"alg\"") {
+        return None;
+    }
+    push(out, i, sig_at + sig, Rule::Jwt)
+}
+
+/// `-----BEGIN <...> PRIVATE KEY-----` through the matching END line (or the end of the
+/// text, when the block was cut: a partial key is still a secret).
+fn pem(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::PrivateKey) || !starts_with(s, i, b"-----BEGIN ") {
+        return None;
+    }
+    let label_at = i + 11;
+    let label_len = s[label_at..]
+        .iter()
+        .take(64)
+        .position(|&b| b == b'-' || b == b'\n')?;
+    let label = &s[label_at..label_at + label_len];
+    if !label.windows(11).any(|w| w == b"PRIVATE KEY") {
+        return None;
+    }
+    let body = label_at + label_len;
+    let end = match find(&s[body..], b"-----END ") {
+        Some(e) => {
+            let e = body + e + 9;
+            match find(&s[e..], b"-----") {
+                Some(f) if f <= 80 => e + f + 5,
+                _ => e,
+            }
+        }
+        None => s.len(),
+    };
+    push(out, i, end, Rule::PrivateKey)
+}
+
+pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || hay.len() < needle.len() {
+        return None;
+    }
+    let first = needle[0];
+    let mut k = 0;
+    while k + needle.len() <= hay.len() {
+        match hay[k..=hay.len() - needle.len()]
+            .iter()
+            .position(|&b| b == first)
+        {
+            None => return None,
+            Some(p) => {
+                k += p;
+                if &hay[k..k + needle.len()] == needle {
+                    return Some(k);
+                }
+                k += 1;
+            }
+        }
+    }
+    None
+}
+
+/// `Bearer <token>` and `Basic <base64 of user:password>`, any case.
+fn auth_scheme(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if i > 0 && is_alnum(s[i - 1]) {
+        return None;
+    }
+    let (rule, word) = if starts_with_ci(s, i, b"bearer") {
+        (Rule::BearerToken, 6)
+    } else if starts_with_ci(s, i, b"basic") {
+        (Rule::BasicAuth, 5)
+    } else {
+        return None;
+    };
+    if !cfg.on(rule) {
+        return None;
+    }
+    let sp = run(s, i + word, |b| b == b' ' || b == b'\t');
+    if sp == 0 {
+        return None;
+    }
+    let at = i + word + sp;
+    match rule {
+        Rule::BearerToken => {
+            let n = run(s, at, |b| {
+                b.is_ascii_alphanumeric() || b".-_~+/=".contains(&b)
+            });
+            let t = &s[at..at + n];
+            let symbolic = t
+                .iter()
+                .any(|b| b.is_ascii_digit() || b".-_~+/=".contains(b));
+            if n >= 8 && symbolic && !is_dummy_value(t) {
+                return push(out, at, at + n, rule);
+            }
+        }
+        _ => {
+            let n = run(s, at, is_b64);
+            if n >= 8 {
+                let decoded = b64_decode(&s[at..at + n], false)?;
+                let printable = decoded.iter().all(|b| (0x20..0x7f).contains(b));
+                if printable && decoded.contains(&b':') {
+                    return push(out, at, at + n, rule);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The `T3BlbkFJ` infix of OpenAI keys ("OpenAI" in base64), wherever the key starts.
+fn openai_infix(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::OpenaiKey) || !starts_with(s, i, b"T3BlbkFJ") {
+        return None;
+    }
+    let mut a = i;
+    while a > 0 && is_tok(s[a - 1]) {
+        a -= 1;
+    }
+    let e = i + run(s, i, is_tok);
+    (e - a >= 40).then(|| push(out, a, e, Rule::OpenaiKey))?
+}
+
+/// `scheme://user:password@host`: the password, for any scheme.
+fn url_password(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::UrlPassword) {
+        return None;
+    }
+    let mut a = p;
+    while a > 0 && (s[a - 1].is_ascii_alphanumeric() || b"+.-".contains(&s[a - 1])) {
+        a -= 1;
+    }
+    if a == p || !s[a].is_ascii_alphabetic() {
+        return None;
+    }
+    let u = p + 3;
+    let stop = u + s[u..]
+        .iter()
+        .position(|b| b"/?#\"'<>\\` \t\r\n".contains(b))
+        .unwrap_or(s.len() - u);
+    let at = u + s[u..stop].iter().rposition(|&b| b == b'@')?;
+    if starts_with(s, u, b"[REDACTED:") {
+        return None;
+    }
+    let colon = u + s[u..at].iter().position(|&b| b == b':')?;
+    let pw = &s[colon + 1..at];
+    if pw.is_empty() || is_dummy_value(pw) {
+        return None;
+    }
+    push(out, colon + 1, at, Rule::UrlPassword)?;
+    Some(colon + 1)
+}
+
+/// `name = value`, `name: value`, `"name": "value"`, `?name=value&`, `NAME=value` lines and
+/// `Name: value` headers, where the name says the value is a secret.
+fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    let sep = s[p];
+    if sep == b'=' && (s.get(p + 1) == Some(&b'=') || p > 0 && b"=!<>".contains(&s[p - 1])) {
+        return None;
+    }
+    if sep == b':' && (s.get(p + 1) == Some(&b':') || p > 0 && s[p - 1] == b':') {
+        return None;
+    }
+    // The key, reading backwards: spaces, an optional closing quote (maybe escaped), the name.
+    let mut j = p;
+    while j > 0 && matches!(s[j - 1], b' ' | b'\t') {
+        j -= 1;
+    }
+    let mut key_quote: Option<(u8, u8)> = None; // (quote byte, backslashes)
+    if j > 0 && matches!(s[j - 1], b'"' | b'\'') {
+        let q = s[j - 1];
+        j -= 1;
+        let mut bs = 0u8;
+        while j > 0 && s[j - 1] == b'\\' && bs < 8 {
+            j -= 1;
+            bs += 1;
+        }
+        key_quote = Some((q, bs));
+    }
+    let kend = j;
+    while j > 0 && (is_tok(s[j - 1]) || s[j - 1] == b'.') && kend - j < 81 {
+        j -= 1;
+    }
+    let kstart = j;
+    if kend - kstart < 2 || kend - kstart > 80 {
+        return None;
+    }
+    let key = std::str::from_utf8(&s[kstart..kend]).ok()?;
+    let class = classify_key(key, &cfg.extra_keys);
+    let rule = match class {
+        KeyClass::Plain => return None,
+        KeyClass::Secret(rule) => rule,
+        KeyClass::Authorization => Rule::Authorization,
+    };
+    if !(cfg.on(rule) || rule == Rule::Authorization && cfg.on(Rule::BearerToken)) {
+        return None;
+    }
+    // What precedes the key: a query string, or the start of a line (env file, YAML, header).
+    let mut t = kstart;
+    if let Some((_, bs)) = key_quote {
+        if t > 0 && matches!(s[t - 1], b'"' | b'\'') {
+            t -= 1;
+            t -= usize::from(bs).min(t);
+        }
+    }
+    let before = if t == 0 { b'\n' } else { s[t - 1] };
+    let query = matches!(before, b'?' | b'&' | b';');
+    let mut u = t;
+    while u > 0 && matches!(s[u - 1], b' ' | b'\t') {
+        u -= 1;
+    }
+    let mut line_start = u == 0 || matches!(s[u - 1], b'\n' | b'\r');
+    if !line_start && u >= 6 && &s[u - 6..u] == b"export" {
+        line_start = u == 6 || matches!(s[u - 7], b'\n' | b'\r');
+    }
+
+    // The value.
+    let mut v = p + 1;
+    while v < s.len() && matches!(s[v], b' ' | b'\t') {
+        v += 1;
+    }
+    let mut q = v;
+    let mut bs = 0usize;
+    while q < s.len() && s[q] == b'\\' && bs < 8 {
+        q += 1;
+        bs += 1;
+    }
+    let (vstart, vend, wrap) = if q < s.len() && matches!(s[q], b'"' | b'\'') {
+        let qc = s[q];
+        let start = q + 1;
+        let mut k = start;
+        let mut end = None;
+        while k < s.len() {
+            let c = s[k];
+            if c == b'\n' || c == b'\r' {
+                end = Some(k);
+                break;
+            }
+            if c == qc {
+                let mut back = 0;
+                while k - back > start && s[k - back - 1] == b'\\' {
+                    back += 1;
+                }
+                if back == bs {
+                    end = Some(k - bs);
+                    break;
+                }
+            }
+            k += 1;
+        }
+        (start, end.unwrap_or(s.len()), None)
+    } else if bs > 0 {
+        return None;
+    } else {
+        if v >= s.len() || matches!(s[v], b'{' | b'[') {
+            return None;
+        }
+        let whole_line = matches!(class, KeyClass::Authorization)
+            || rule == Rule::Cookie
+            || (line_start && !query);
+        let mut k = v;
+        while k < s.len() {
+            let c = s[k];
+            let stop = match c {
+                b'\n' | b'\r' => true,
+                b'\\' => matches!(s.get(k + 1), Some(b'n' | b'r' | b't' | b'"' | b'\'')),
+                b'"' | b'\'' => !whole_line || before == c,
+                _ if whole_line => false,
+                b' ' | b'\t' | b'&' | b'<' | b'>' => true,
+                b'#' => query,
+                b',' | b';' | b')' | b'}' | b']' => !query,
+                _ => false,
+            };
+            if stop {
+                break;
+            }
+            k += 1;
+        }
+        let mut end = k;
+        while end > v && matches!(s[end - 1], b' ' | b'\t') {
+            end -= 1;
+        }
+        let wrap = match key_quote {
+            Some((b'"', kbs)) => Some(kbs),
+            _ => None,
+        };
+        (v, end, wrap)
+    };
+    let value = &s[vstart..vend];
+    if value.len() < 3 || is_dummy_value(value) {
+        return None;
+    }
+    // In running prose (`the token: expires`), a bare lowercase word after a colon is a
+    // word, not a credential; on its own line, in quotes or in a query it is a value.
+    let prose = sep == b':'
+        && !line_start
+        && !query
+        && s[v] != b'"'
+        && s[v] != b'\\'
+        && s[v] != b'\''
+        && !matches!(class, KeyClass::Authorization)
+        && rule != Rule::Cookie;
+    let word = value
+        .iter()
+        .rposition(|b| !b".!?".contains(b))
+        .map_or(&value[..0], |p| &value[..=p]);
+    if prose && word.iter().all(u8::is_ascii_lowercase) {
+        return None;
+    }
+    // An authorization value keeps its scheme word: `Bearer [REDACTED:bearer_token]`.
+    let (mut start, mut rule) = (vstart, rule);
+    if matches!(class, KeyClass::Authorization) {
+        let w = run(s, vstart, |b| b.is_ascii_alphabetic());
+        let sp = run(s, vstart + w, |b| b == b' ');
+        if w > 0 && sp > 0 && vstart + w + sp < vend {
+            let scheme = &s[vstart..vstart + w];
+            rule = if scheme.eq_ignore_ascii_case(b"bearer") {
+                Rule::BearerToken
+            } else if scheme.eq_ignore_ascii_case(b"basic") {
+                Rule::BasicAuth
+            } else {
+                Rule::Authorization
+            };
+            start = vstart + w + sp;
+        }
+    }
+    if !cfg.on(rule) || is_dummy_value(&s[start..vend]) {
+        return None;
+    }
+    out.push(Finding {
+        start,
+        end: vend,
+        rule,
+        wrap: if start == vstart { wrap } else { None },
+    });
+    // Scan on inside the value: a token found there is more specific (`ghp_` under `token`).
+    Some(start)
+}
+
+/// `local@domain.tld` (policy: `emails`).
+fn email(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::Email) {
+        return None;
+    }
+    let local_ch = |b: u8| b.is_ascii_alphanumeric() || b"._%+-".contains(&b);
+    let mut a = p;
+    while a > 0 && local_ch(s[a - 1]) && p - a < 64 {
+        a -= 1;
+    }
+    if a == p || s[a] == b'.' || (a > 0 && matches!(s[a - 1], b':' | b'/')) {
+        return None;
+    }
+    if &s[a..p] == b"git" {
+        return None;
+    }
+    let mut e = p + 1;
+    let mut labels = 0;
+    let mut last_label = (0, 0);
+    loop {
+        let n = run(s, e, |b| b.is_ascii_alphanumeric() || b == b'-');
+        if n == 0 {
+            break;
+        }
+        labels += 1;
+        last_label = (e, e + n);
+        e += n;
+        if s.get(e) == Some(&b'.') && s.get(e + 1).is_some_and(|b| b.is_ascii_alphanumeric()) {
+            e += 1;
+        } else {
+            break;
+        }
+    }
+    let tld = &s[last_label.0..last_label.1];
+    if labels < 2 || tld.len() < 2 || !tld.iter().all(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    push(out, a, e, Rule::Email)
+}
+
+/// `data:<mime>;base64,<payload>`: the payload (image data and the like) is skipped whole.
+fn data_uri(s: &[u8], i: usize) -> Option<usize> {
+    if !starts_with(s, i, b"data:") || (i > 0 && is_alnum(s[i - 1])) {
+        return None;
+    }
+    let head = &s[i + 5..(i + 5 + 120).min(s.len())];
+    let m = find(head, b";base64,")?;
+    if !head[..m]
+        .iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b"/+.-;=".contains(&b))
+    {
+        return None;
+    }
+    let at = i + 5 + m + 8;
+    Some(at + run(s, at, is_b64))
+}
+
+/// Card numbers (13-19 digits, optionally grouped by spaces or dashes, Luhn, network
+/// prefix) and US SSNs (`123-45-6789`, policy).
+fn digits(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if i > 0 && (is_alnum(s[i - 1]) || b"._-/+".contains(&s[i - 1])) {
+        return None;
+    }
+    let first = run(s, i, |b| b.is_ascii_digit());
+    // SSN: exactly ddd-dd-dddd.
+    if cfg.on(Rule::UsSsn) && first == 3 && s.get(i + 3) == Some(&b'-') {
+        let g = run(s, i + 4, |b| b.is_ascii_digit());
+        if g == 2 && s.get(i + 6) == Some(&b'-') {
+            let n = run(s, i + 7, |b| b.is_ascii_digit());
+            let after = s.get(i + 11).copied().unwrap_or(b' ');
+            if n == 4 && !is_alnum(after) && after != b'-' {
+                let area = &s[i..i + 3];
+                let ok = area != b"000"
+                    && area != b"666"
+                    && area[0] != b'9'
+                    && &s[i + 4..i + 6] != b"00"
+                    && &s[i + 7..i + 11] != b"0000";
+                if ok {
+                    return push(out, i, i + 11, Rule::UsSsn);
+                }
+            }
+        }
+    }
+    if !cfg.on(Rule::CardNumber) {
+        return Some(i + first);
+    }
+    if first > 19 {
+        return Some(i + first);
+    }
+    let mut groups = [0usize; 6];
+    groups[0] = first;
+    let mut ngroups = 1;
+    let mut sep = None;
+    let mut e = i + first;
+    while ngroups < 6 {
+        let c = match s.get(e) {
+            Some(&c @ (b' ' | b'-')) => c,
+            _ => break,
+        };
+        if sep.is_some_and(|x| x != c) {
+            break;
+        }
+        let n = run(s, e + 1, |b| b.is_ascii_digit());
+        if n == 0 {
+            break;
+        }
+        sep = Some(c);
+        groups[ngroups] = n;
+        ngroups += 1;
+        e += 1 + n;
+    }
+    let groups = &groups[..ngroups];
+    // Trim trailing groups that cannot belong to a card (a date after a number ...).
+    let shapes: [&[usize]; 6] = [
+        &[4, 4, 4, 4],
+        &[4, 4, 4, 4, 3],
+        &[4, 6, 5],
+        &[4, 6, 4],
+        &[4, 4, 4, 4, 2],
+        &[4, 4, 4, 4, 1],
+    ];
+    let (len, end) = if groups.len() == 1 {
+        (first, i + first)
+    } else {
+        let shape = shapes
+            .iter()
+            .filter(|sh| groups.starts_with(sh))
+            .max_by_key(|sh| sh.len())?;
+        let digits: usize = shape.iter().sum();
+        (digits, i + digits + shape.len() - 1)
+    };
+    let after = s.get(end).copied().unwrap_or(b' ');
+    let after2 = s.get(end + 1).copied().unwrap_or(b' ');
+    if !(13..=19).contains(&len)
+        || is_alnum(after)
+        || (b".,-".contains(&after) && after2.is_ascii_digit())
+    {
+        return Some(i + first);
+    }
+    let mut buf = [0u8; 19];
+    let mut nd = 0;
+    for &b in &s[i..end] {
+        if b.is_ascii_digit() && nd < buf.len() {
+            buf[nd] = b;
+            nd += 1;
+        }
+    }
+    let ds = &buf[..nd];
+    if luhn(ds) && card_prefix(ds) && !ds.iter().all(|&d| d == ds[0]) {
+        return push(out, i, end, Rule::CardNumber);
+    }
+    Some(i + first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg_all() -> Cfg {
+        Cfg {
+            enabled: [true; Rule::ALL.len()],
+            extra_keys: vec![],
+        }
+    }
+
+    fn found(text: &str) -> Vec<(String, Rule)> {
+        let mut out = Vec::new();
+        scan(text.as_bytes(), &cfg_all(), &mut out);
+        out.iter()
+            .map(|f| (text[f.start..f.end].to_string(), f.rule))
+            .collect()
+    }
+
+    #[test]
+    fn finds_each_shape() {
+        let gh = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
+        assert_eq!(
+            found(&format!("token {gh} ok")),
+            vec![(gh.to_string(), Rule::GithubToken)]
+        );
+        assert_eq!(
+            found("postgres://admin:hunter22@db:5432/app"),
+            vec![("hunter22".into(), Rule::UrlPassword)]
+        );
+        assert_eq!(
+            found("curl -H 'Authorization: Bearer abc.DEF-123_xyz'"),
+            vec![("abc.DEF-123_xyz".into(), Rule::BearerToken)]
+        );
+        assert_eq!(
+            found(r#"{"password": 123456, "ok": true}"#)[0],
+            ("123456".into(), Rule::SecretField)
+        );
+        assert_eq!(
+            found("card 4111 1111 1111 1111 exp"),
+            vec![("4111 1111 1111 1111".into(), Rule::CardNumber)]
+        );
+    }
+
+    #[test]
+    fn leaves_lookalikes() {
+        for text in [
+            "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+            "id 123e4567-e89b-12d3-a456-426614174000",
+            "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==",
+            "use scikit-learn and sk-learn-tutorial-for-beginners",
+            "timestamp 1700000000000 ms",
+            "x == y and a != b",
+            "max_tokens: 4096",
+            "see https://example.com:8080/path?q=1",
+            "Bearer tokens are described in RFC 6750",
+        ] {
+            assert_eq!(found(text), vec![], "{text}");
+        }
+    }
+}

@@ -1,0 +1,659 @@
+//! JS binding of the packer: `pack`, `getMore`, `getMoreFrom`, `registerTool`,
+//! `pageStoreStats` and the streaming `StreamPacker`.
+//!
+//! The module holds one [`Packer`] (tool registry and bounded in-memory page store) per
+//! instance, so a worker isolate keeps its pages between requests. A caller that needs
+//! pages elsewhere (a JS `Map`, a KV binding) passes `store`: a `Map`-like object whose
+//! `set(id, text)` receives the text to page through (for an async KV, pass `returnStored:
+//! true`, `await kv.put(stored.id, stored.text)`, then call `getMoreFrom`).
+
+use std::cell::RefCell;
+
+use serde::Deserialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::canonical::json_text_of;
+use super::check::JsInput;
+use super::{bytes_of, error_with_code, from_js, into_error, to_js};
+use crate::pack::{
+    self, Body, Kind, PackOptions, Packed, Packer, ShapeOptions, ToolResult, ToolSpec,
+};
+use crate::redact::Policy;
+use crate::truncate::{TokenCounter, Unit};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_PACK: &'static str = r#"
+/** The kind of output a tool produces; it chooses the cut. */
+export type PackKind = "terminal" | "search" | "file" | "json" | "text";
+
+/** One finished tool call. Exactly one of `text`, `json`, `binary`. */
+export interface PackInput {
+  tool: string;
+  /** Echoed as `tool_call_id` (parallel results may land out of order). */
+  callId: string;
+  text?: string;
+  json?: JsonValue;
+  binary?: { bytes: number; mediaType?: string };
+  /** Shown in a header above the output, never cut. */
+  exitCode?: number;
+  timedOut?: boolean;
+  command?: string;
+}
+
+/** What to redact. Defaults: every secret rule and card numbers; no e-mails, no SSNs. */
+export interface RedactPolicy {
+  emails?: boolean;
+  usSsn?: boolean;
+  cardNumbers?: boolean;
+  /** Rule ids to turn off, e.g. `["jwt"]`. */
+  disable?: string[];
+  /** More key names whose values are secret. */
+  secretKeys?: string[];
+  /** Also scan JSON-unescaped and percent-decoded forms (default true). */
+  decode?: boolean;
+}
+
+export interface ShapePolicy {
+  /** Keys removed at any depth (default: raw_http, raw, raw_response, headers, html, debug ...). */
+  dropKeys?: string[];
+  /** Outcome keys: never dropped or cut (default: status, ok, error, code, exit_code, id, receipt_id ...). */
+  keepKeys?: string[];
+  /** HTML pages to structured errors (default true). */
+  html?: boolean;
+  /** Stack traces to structured errors (default true). */
+  stackTraces?: boolean;
+}
+
+/** A `Map` or anything with `set(id, text)` and `get(id)`. */
+export interface PageStoreLike {
+  set(id: string, text: string): unknown;
+  get(id: string): string | undefined | null | unknown;
+}
+
+export interface PackOptions {
+  /** Budget of the content, overriding the tool's `maxBytes`. */
+  limit?: number;
+  unit?: "bytes" | "chars" | "utf16" | "tokens";
+  kind?: PackKind;
+  redact?: RedactPolicy;
+  shape?: ShapePolicy;
+  pageBytes?: number;
+  /** Whether `get_more` is on the allowlist (default true). */
+  pageable?: boolean;
+  spanId?: string;
+  parentId?: string;
+  builderVersion?: string;
+  modelContextLimitTokens?: number;
+  /** Seed 000's 16-hex short digests instead of full SHA-256. */
+  shortHashes?: boolean;
+  /** Counts tokens (for `unit: "tokens"` and `injected_tokens`); default: the estimate. */
+  countTokens?: (text: string) => number;
+  /** Where the text for `get_more` goes (default: the module's bounded store). */
+  store?: PageStoreLike;
+  /**
+   * Keep nothing in the module: return the text to page through as `result.stored`, for a
+   * store only you can write (an async KV: `await kv.put(stored.id, stored.text)`, then
+   * `getMoreFrom`).
+   */
+  returnStored?: boolean;
+}
+
+export interface ToolSpec {
+  kind?: PackKind;
+  /** The largest observation, bytes (default 4096). */
+  maxBytes?: number;
+  pageBytes?: number;
+  pageable?: boolean;
+}
+
+export interface Receipt {
+  field_path: string;
+  rule_id: string;
+  original_len: number;
+  replacement: string;
+  offset?: number;
+}
+
+export interface Envelope {
+  role: "tool";
+  tool_call_id: string;
+  name: string;
+  /** Exactly what the model reads. */
+  content: string;
+  truncated: boolean;
+  redacted: boolean;
+  omitted: { bytes: number; lines: number; keys: number; shaped_bytes: number };
+  next_offset?: number;
+  hint?: string;
+  outcome: { [key: string]: JsonValue };
+  error?: "result_too_large";
+}
+
+/** Seed 000's clip-aware span record. */
+export interface SpanRecord {
+  span_id: string | null;
+  parent_id: string | null;
+  name: string | null;
+  status: string | null;
+  observed_bytes: number | null;
+  injected_bytes: number | null;
+  injected_tokens: number | null;
+  clip_reason: ClipReason | null;
+  sha256_observed: string | null;
+  sha256_injected: string | null;
+  injected_preview: string | null;
+  prompt_builder_version: string | null;
+  model_context_limit_tokens?: number;
+}
+
+export interface ShapeReport {
+  dropped: Array<{ path: string; bytes: number }>;
+  html_pages: number;
+  stack_traces: number;
+  summarized_bytes: number;
+}
+
+export interface PackResult {
+  envelope: Envelope;
+  span: SpanRecord;
+  receipts: Receipt[];
+  shape: ShapeReport;
+  pattern: string;
+  /** With `returnStored`: the full redacted text `get_more` pages through, when cut. */
+  stored?: { id: string; text: string };
+}
+
+export interface PageStoreStats { entries: number; bytes: number; maxBytes: number; maxEntries: number; evicted: number; }
+
+export interface Redacted { text: string; receipts: Receipt[]; }
+export interface RedactedJson { value: JsonValue; receipts: Receipt[]; }
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "PackInput")]
+    pub type JsPackInput;
+    #[wasm_bindgen(typescript_type = "PackOptions")]
+    pub type JsPackOptions;
+    #[wasm_bindgen(typescript_type = "PackResult")]
+    pub type JsPackResult;
+    #[wasm_bindgen(typescript_type = "ToolSpec")]
+    pub type JsToolSpec;
+    #[wasm_bindgen(typescript_type = "PageStoreStats")]
+    pub type JsPageStoreStats;
+    #[wasm_bindgen(typescript_type = "RedactPolicy")]
+    pub type JsRedactPolicy;
+    #[wasm_bindgen(typescript_type = "Redacted")]
+    pub type JsRedacted;
+    #[wasm_bindgen(typescript_type = "RedactedJson")]
+    pub type JsRedactedJson;
+    #[wasm_bindgen(typescript_type = "JsonValue")]
+    pub type JsJsonValue;
+}
+
+thread_local! {
+    static PACKER: RefCell<Packer> = RefCell::new(Packer::default());
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub(crate) struct JsPolicy {
+    emails: Option<bool>,
+    us_ssn: Option<bool>,
+    card_numbers: Option<bool>,
+    disable: Option<Vec<String>>,
+    secret_keys: Option<Vec<String>>,
+    decode: Option<bool>,
+}
+
+impl JsPolicy {
+    pub(crate) fn into_core(self) -> Policy {
+        let d = Policy::default();
+        Policy {
+            emails: self.emails.unwrap_or(d.emails),
+            us_ssn: self.us_ssn.unwrap_or(d.us_ssn),
+            card_numbers: self.card_numbers.unwrap_or(d.card_numbers),
+            disable: self.disable.unwrap_or(d.disable),
+            secret_keys: self.secret_keys.unwrap_or(d.secret_keys),
+            decode: self.decode.unwrap_or(d.decode),
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct JsShape {
+    drop_keys: Option<Vec<String>>,
+    keep_keys: Option<Vec<String>>,
+    html: Option<bool>,
+    stack_traces: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct JsOptions {
+    limit: Option<usize>,
+    unit: Option<Unit>,
+    kind: Option<Kind>,
+    redact: Option<JsPolicy>,
+    shape: Option<JsShape>,
+    page_bytes: Option<usize>,
+    pageable: Option<bool>,
+    span_id: Option<String>,
+    parent_id: Option<String>,
+    builder_version: Option<String>,
+    model_context_limit_tokens: Option<u64>,
+    short_hashes: Option<bool>,
+    return_stored: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct JsSpec {
+    kind: Option<Kind>,
+    max_bytes: Option<usize>,
+    page_bytes: Option<usize>,
+    pageable: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JsBinary {
+    bytes: u64,
+    #[serde(default)]
+    media_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JsInputMeta {
+    tool: String,
+    call_id: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    binary: Option<JsBinary>,
+    #[serde(default)]
+    exit_code: Option<i64>,
+    #[serde(default)]
+    timed_out: bool,
+    #[serde(default)]
+    command: Option<String>,
+}
+
+/// Options from JS, plus the two members that are functions or objects (not data).
+struct Parsed {
+    opts: PackOptions,
+    counter: Option<js_sys::Function>,
+    store: Option<JsValue>,
+    return_stored: bool,
+}
+
+fn invalid(m: impl std::fmt::Display) -> JsValue {
+    error_with_code(&format!("invalid pack options: {m}"), "invalid_options")
+}
+
+fn get(obj: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
+    let value: JsValue = match value {
+        Some(v) if !v.is_undefined() && !v.is_null() => v.into(),
+        _ => {
+            return Ok(Parsed {
+                opts: PackOptions::default(),
+                counter: None,
+                store: None,
+                return_stored: false,
+            })
+        }
+    };
+    if !value.is_object() {
+        return Err(invalid("options must be an object"));
+    }
+    // Functions and stores are taken out before the data is read.
+    let counter = get(&value, "countTokens");
+    let counter = if counter.is_undefined() {
+        None
+    } else {
+        Some(
+            counter
+                .dyn_into::<js_sys::Function>()
+                .map_err(|_| invalid("countTokens must be a function"))?,
+        )
+    };
+    let store = Some(get(&value, "store")).filter(|s| !s.is_undefined() && !s.is_null());
+    if let Some(s) = &store {
+        if !get(s, "set").is_function() || !get(s, "get").is_function() {
+            return Err(invalid("store must have get(id) and set(id, text)"));
+        }
+    }
+    let data = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
+    let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("countTokens"));
+    let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("store"));
+    let o: JsOptions = from_js(data.into(), "pack options")?;
+    let d = PackOptions::default();
+    let sd = ShapeOptions::default();
+    let shape = o.shape.unwrap_or_default();
+    Ok(Parsed {
+        opts: PackOptions {
+            limit: o.limit,
+            unit: o.unit.unwrap_or(d.unit),
+            kind: o.kind,
+            redact: o.redact.unwrap_or_default().into_core(),
+            shape: ShapeOptions {
+                drop_keys: shape.drop_keys.unwrap_or(sd.drop_keys),
+                keep_keys: shape.keep_keys.unwrap_or(sd.keep_keys),
+                html: shape.html.unwrap_or(sd.html),
+                stack_traces: shape.stack_traces.unwrap_or(sd.stack_traces),
+            },
+            page_bytes: o.page_bytes,
+            pageable: o.pageable,
+            span_id: o.span_id,
+            parent_id: o.parent_id,
+            builder_version: o.builder_version,
+            model_context_limit_tokens: o.model_context_limit_tokens,
+            short_hashes: o.short_hashes.unwrap_or(false),
+        },
+        counter,
+        store,
+        return_stored: o.return_stored.unwrap_or(false),
+    })
+}
+
+struct JsCounter<'a>(&'a js_sys::Function);
+
+impl TokenCounter for JsCounter<'_> {
+    fn count(&self, text: &str) -> Result<usize, String> {
+        let value = self
+            .0
+            .call1(&JsValue::NULL, &JsValue::from_str(text))
+            .map_err(|e| {
+                e.dyn_ref::<js_sys::Error>()
+                    .map(|e| String::from(e.message()))
+                    .unwrap_or_else(|| "countTokens threw".into())
+            })?;
+        match value.as_f64() {
+            Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 => Ok(n as usize),
+            _ => Err("countTokens must return a non-negative integer".into()),
+        }
+    }
+}
+
+fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
+    let value: &JsValue = input.as_ref();
+    if !value.is_object() {
+        return Err(error_with_code(
+            "pack input must be an object {tool, callId, text | json | binary}",
+            "invalid_argument",
+        ));
+    }
+    let json = get(value, "json");
+    let meta_obj = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
+    let _ = js_sys::Reflect::delete_property(&meta_obj, &JsValue::from_str("json"));
+    let meta: JsInputMeta = from_js(meta_obj.into(), "pack input")?;
+    let given = usize::from(meta.text.is_some())
+        + usize::from(meta.binary.is_some())
+        + usize::from(!json.is_undefined());
+    if given != 1 {
+        return Err(error_with_code(
+            "pack input needs exactly one of text, json, binary",
+            "invalid_argument",
+        ));
+    }
+    let body = if let Some(t) = meta.text {
+        Body::Text(t)
+    } else if let Some(b) = meta.binary {
+        Body::Binary {
+            bytes: b.bytes,
+            media_type: b.media_type,
+        }
+    } else {
+        let text = json_text_of(&json)?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| error_with_code(&format!("json: {e}"), "invalid_json"))?;
+        Body::Json(v)
+    };
+    Ok(ToolResult {
+        tool: meta.tool,
+        call_id: meta.call_id,
+        body,
+        exit_code: meta.exit_code,
+        timed_out: meta.timed_out,
+        command: meta.command,
+    })
+}
+
+fn result_to_js(packed: &Packed) -> Result<JsPackResult, JsValue> {
+    Ok(to_js(packed)?.unchecked_into())
+}
+
+/// Packs one tool result: redact, shape, cut to the budget, envelope, span record. When the
+/// content was cut, the full redacted text is kept for `getMore` (the module's bounded store,
+/// or `options.store`).
+#[wasm_bindgen]
+pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPackResult, JsValue> {
+    let result = parse_input(input)?;
+    let parsed = parse_options(options)?;
+    let counter = parsed.counter.as_ref().map(JsCounter);
+    let counter_ref = counter.as_ref().map(|c| c as &dyn TokenCounter);
+    let mut packed = if parsed.return_stored {
+        PACKER
+            .with(|p| {
+                pack::pack(
+                    &result,
+                    &parsed.opts,
+                    &p.borrow().registry,
+                    counter_ref,
+                    None,
+                )
+            })
+            .map_err(into_error)?
+    } else if let Some(store) = &parsed.store {
+        let mut packed = PACKER
+            .with(|p| {
+                pack::pack(
+                    &result,
+                    &parsed.opts,
+                    &p.borrow().registry,
+                    counter_ref,
+                    None,
+                )
+            })
+            .map_err(into_error)?;
+        if let Some(s) = packed.stored.take() {
+            let set = get(store, "set").unchecked_into::<js_sys::Function>();
+            set.call2(
+                store,
+                &JsValue::from_str(&s.id),
+                &JsValue::from_str(&s.text),
+            )?;
+        }
+        packed
+    } else {
+        PACKER
+            .with(|p| p.borrow_mut().pack(&result, &parsed.opts, counter_ref))
+            .map_err(into_error)?
+    };
+    if !parsed.return_stored {
+        // Kept by the module or the caller's store: do not copy it back across the boundary.
+        packed.stored = None;
+    }
+    result_to_js(&packed)
+}
+
+/// The next page of a result `pack` cut, as the observation of a `get_more` call.
+#[wasm_bindgen(js_name = getMore)]
+pub fn get_more(
+    id: &str,
+    offset: f64,
+    call_id: Option<String>,
+    options: Option<JsPackOptions>,
+) -> Result<JsPackResult, JsValue> {
+    let parsed = parse_options(options)?;
+    let offset = offset_of(offset)?;
+    let call_id = call_id.unwrap_or_else(|| id.to_string());
+    let packed = match &parsed.store {
+        None => PACKER
+            .with(|p| p.borrow().get_more(id, offset, &call_id, &parsed.opts))
+            .map_err(into_error)?,
+        Some(store) => {
+            let getter = get(store, "get").unchecked_into::<js_sys::Function>();
+            let text = getter
+                .call1(store, &JsValue::from_str(id))?
+                .as_string()
+                .ok_or_else(|| into_error(pack::PackError::NotFound(id.to_string())))?;
+            let size = parsed
+                .opts
+                .page_bytes
+                .unwrap_or_else(|| PACKER.with(|p| p.borrow().registry.default.page_bytes()));
+            pack::get_more_from(&text, id, offset, &call_id, size, &parsed.opts)
+                .map_err(into_error)?
+        }
+    };
+    result_to_js(&packed)
+}
+
+/// A page of `text` (a stored full result, e.g. read back from a KV) as the observation of a
+/// `get_more` call: at most `pageBytes` bytes, trailer included.
+#[wasm_bindgen(js_name = getMoreFrom)]
+pub fn get_more_from(
+    text: &str,
+    id: &str,
+    offset: f64,
+    page_bytes: usize,
+    call_id: Option<String>,
+    options: Option<JsPackOptions>,
+) -> Result<JsPackResult, JsValue> {
+    let parsed = parse_options(options)?;
+    let call_id = call_id.unwrap_or_else(|| id.to_string());
+    let packed = pack::get_more_from(
+        text,
+        id,
+        offset_of(offset)?,
+        &call_id,
+        page_bytes,
+        &parsed.opts,
+    )
+    .map_err(into_error)?;
+    result_to_js(&packed)
+}
+
+fn offset_of(offset: f64) -> Result<u64, JsValue> {
+    if offset.is_finite() && offset >= 0.0 && offset.fract() == 0.0 {
+        Ok(offset as u64)
+    } else {
+        Err(error_with_code(
+            "offset must be a non-negative integer",
+            "invalid_argument",
+        ))
+    }
+}
+
+/// Declares a tool in the module's registry (its kind and its maximum observation size).
+#[wasm_bindgen(js_name = registerTool)]
+pub fn register_tool(name: &str, spec: JsToolSpec) -> Result<(), JsValue> {
+    let s: JsSpec = from_js(spec.into(), "tool spec")?;
+    let d = ToolSpec::default();
+    let spec = ToolSpec {
+        kind: s.kind,
+        max_bytes: s.max_bytes.unwrap_or(d.max_bytes),
+        page_bytes: s.page_bytes,
+        pageable: s.pageable.unwrap_or(d.pageable),
+    };
+    if spec.max_bytes == 0 {
+        return Err(invalid("maxBytes must be at least 1"));
+    }
+    PACKER.with(|p| {
+        p.borrow_mut().registry.register(name, spec);
+    });
+    Ok(())
+}
+
+/// The module's page store: entries, bytes held, bounds, evictions so far.
+#[wasm_bindgen(js_name = pageStoreStats)]
+pub fn page_store_stats() -> Result<JsPageStoreStats, JsValue> {
+    let stats = PACKER.with(|p| {
+        let s = &p.borrow().store;
+        serde_json::json!({
+            "entries": s.len(), "bytes": s.bytes(), "maxBytes": s.max_bytes,
+            "maxEntries": s.max_entries, "evicted": s.evicted()
+        })
+    });
+    Ok(to_js(&stats)?.unchecked_into())
+}
+
+/// Packs a byte stream (a fetch body, a process's stdout) with memory bounded by the budget.
+#[wasm_bindgen]
+pub struct StreamPacker {
+    inner: Option<pack::StreamPacker>,
+    scratch: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl StreamPacker {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        tool: &str,
+        call_id: &str,
+        command: Option<String>,
+        options: Option<JsPackOptions>,
+    ) -> Result<StreamPacker, JsValue> {
+        let parsed = parse_options(options)?;
+        let inner = PACKER
+            .with(|p| {
+                pack::StreamPacker::new(tool, call_id, command, &parsed.opts, &p.borrow().registry)
+            })
+            .map_err(into_error)?;
+        Ok(StreamPacker {
+            inner: Some(inner),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Feeds the next chunk: a string, a `Uint8Array` or an `ArrayBuffer`.
+    pub fn push(&mut self, chunk: &JsInput) -> Result<(), JsValue> {
+        let inner = self.inner.as_mut().ok_or_else(finished)?;
+        if let Some(view) = chunk.dyn_ref::<js_sys::Uint8Array>() {
+            self.scratch.resize(view.length() as usize, 0);
+            view.copy_to(&mut self.scratch);
+            inner.push(&self.scratch);
+        } else {
+            inner.push(&bytes_of(chunk, "chunk")?);
+        }
+        Ok(())
+    }
+
+    /// Bytes received so far.
+    #[wasm_bindgen(getter, js_name = bytesRead)]
+    pub fn bytes_read(&self) -> f64 {
+        self.inner.as_ref().map_or(0.0, |s| s.bytes_read() as f64)
+    }
+
+    /// Bytes held for the content (bounded by about 2.25x the budget).
+    #[wasm_bindgen(getter, js_name = heldBytes)]
+    pub fn held_bytes(&self) -> f64 {
+        self.inner.as_ref().map_or(0.0, |s| s.held_bytes() as f64)
+    }
+
+    /// Ends the stream with the command's outcome and returns the packed result.
+    pub fn finish(
+        &mut self,
+        exit_code: Option<i32>,
+        timed_out: Option<bool>,
+    ) -> Result<JsPackResult, JsValue> {
+        let inner = self.inner.take().ok_or_else(finished)?;
+        self.scratch = Vec::new();
+        let packed = inner
+            .finish(exit_code.map(i64::from), timed_out.unwrap_or(false))
+            .map_err(into_error)?;
+        result_to_js(&packed)
+    }
+}
+
+fn finished() -> JsValue {
+    error_with_code("this StreamPacker has already finished", "packer_finished")
+}

@@ -1,0 +1,493 @@
+//! The packer: seed 004's packing tests, span records that pass `toolslice check` by
+//! construction, outcomes that survive every budget, no secret fragment at any budget,
+//! paging, and the streaming packer.
+
+mod common;
+
+use common::{cases, Rng};
+use serde_json::{json, Value};
+use toolslice::check::{check_bytes, CheckOptions, Status};
+use toolslice::pack::{
+    pack, Body, Envelope, Kind, PackOptions, Packed, Packer, Registry, StreamPacker, ToolResult,
+    ToolSpec, TOO_LARGE,
+};
+use toolslice::span::SpanRecord;
+
+const GH: &str = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
+
+fn opts(limit: usize) -> PackOptions {
+    PackOptions {
+        limit: Some(limit),
+        ..PackOptions::default()
+    }
+}
+
+fn run(result: &ToolResult, limit: usize) -> Packed {
+    pack(result, &opts(limit), &Registry::new(), None, None).unwrap()
+}
+
+/// The spans as a JSONL run, checked by the checker.
+fn check(spans: &[SpanRecord]) -> toolslice::check::Report {
+    let mut run = String::new();
+    for s in spans {
+        run.push_str(&serde_json::to_string(s).unwrap());
+        run.push('\n');
+    }
+    check_bytes(run.as_bytes(), CheckOptions::default())
+}
+
+fn assert_checks(packed: &Packed) {
+    let report = check(std::slice::from_ref(&packed.span));
+    assert_eq!(report.exit_code, 0, "{:?}", packed.span);
+    let status = report.rows[0].status;
+    assert!(
+        matches!(status, Status::Ok | Status::Clipped),
+        "{status:?}: {:?}",
+        packed.span
+    );
+}
+
+// --- Seed 004, "How to test packing" ------------------------------------------------
+
+#[test]
+fn small_result_round_trips_unchanged() {
+    let v = json!({"job": "build-42", "state": "done", "ok": true});
+    let p = run(&ToolResult::json("get_job", "call_1", v.clone()), 80);
+    assert!(!p.envelope.truncated);
+    assert_eq!(
+        serde_json::from_str::<Value>(&p.envelope.content).unwrap(),
+        v
+    );
+    assert_eq!(p.envelope.role, "tool");
+    assert_eq!(p.envelope.tool_call_id, "call_1");
+    assert_eq!(p.span.clip_reason.as_deref(), Some("none"));
+    assert_eq!(p.span.sha256_observed, p.span.sha256_injected);
+    assert_checks(&p);
+    let p = run(&ToolResult::text("ping", "call_3", "pong"), 80);
+    assert_eq!(p.envelope.content, "pong");
+}
+
+#[test]
+fn huge_result_is_flagged_within_the_limit_with_a_hint() {
+    let log = (0..200)
+        .map(|i| format!("log line {i}\n"))
+        .collect::<String>();
+    let p = run(&ToolResult::text("get_logs", "call_2", log.clone()), 400);
+    assert!(p.envelope.truncated);
+    assert!(p.envelope.content.len() <= 400);
+    let next = p.envelope.next_offset.expect("next_offset");
+    assert!(p
+        .envelope
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("get_more(id=\"call_2\""));
+    assert!(p.envelope.content.contains("get_more"));
+    assert_eq!(p.stored.as_ref().unwrap().text, log);
+    assert!(next > 0 && next < log.len() as u64);
+    assert_eq!(
+        p.span.clip_reason.as_deref(),
+        Some("tool_result_char_limit")
+    );
+    assert!(p.span.injected_bytes.unwrap() < p.span.observed_bytes.unwrap());
+    assert_checks(&p);
+}
+
+#[test]
+fn fake_token_is_redacted() {
+    let p = run(
+        &ToolResult::json(
+            "deploy",
+            "c",
+            json!({"ok": true, "note": format!("used {GH}")}),
+        ),
+        4096,
+    );
+    assert!(p.envelope.redacted);
+    assert!(!p.envelope.content.contains(&GH[4..12]));
+    assert!(p.envelope.content.contains("[REDACTED:github_token]"));
+    assert_eq!(p.receipts[0].field_path, "$.note");
+    assert_eq!(p.span.clip_reason.as_deref(), Some("redaction"));
+    assert!(!p.span.injected_preview.as_deref().unwrap().contains("aB3d"));
+    assert_checks(&p);
+}
+
+#[test]
+fn receipt_id_survives_every_budget() {
+    let v = json!({
+        "ok": true,
+        "receipt_id": "rcpt_7f3a9c",
+        "charges": (0..300).map(|i| json!({"n": i, "memo": "x".repeat(30)})).collect::<Vec<_>>()
+    });
+    let full = v.to_string().len();
+    let mut too_large = 0;
+    let mut refused = 0;
+    for limit in (30..full + 10).step_by(97) {
+        match pack(
+            &ToolResult::json("charge", "c", v.clone()),
+            &opts(limit),
+            &Registry::new(),
+            None,
+            None,
+        ) {
+            Ok(p) => {
+                assert!(p.envelope.content.len() <= limit, "limit {limit}");
+                if p.envelope.error.is_some() {
+                    too_large += 1;
+                    assert!(p.envelope.content.starts_with(TOO_LARGE));
+                }
+                assert!(
+                    p.envelope.content.contains("rcpt_7f3a9c"),
+                    "limit {limit}: {}",
+                    p.envelope.content
+                );
+                assert_eq!(p.envelope.outcome["receipt_id"], "rcpt_7f3a9c");
+                assert_checks(&p);
+            }
+            Err(e) => {
+                refused += 1;
+                assert_eq!(
+                    toolslice::error::Coded::code(&e),
+                    "budget_too_small",
+                    "limit {limit}"
+                )
+            }
+        }
+    }
+    // Budgets too small for the outcomes get the short error, or an error when not even
+    // that fits; never a content without the receipt id.
+    assert!(too_large + refused > 0);
+}
+
+#[test]
+fn the_assembler_only_receives_the_packed_object() {
+    // The assembler's input type is the envelope: it cannot be handed the raw result.
+    fn assemble(messages: &mut Vec<Value>, obs: &Envelope) {
+        messages.push(serde_json::to_value(obs).unwrap());
+    }
+    let raw = json!({"ok": false, "error": {"code": "E_AUTH"}, "raw_http": "HTTP/1.1 401\r\nSet-Cookie: sid=abc123secret", "token": "tok_live_abcdef123"});
+    let p = run(&ToolResult::json("login", "call_9", raw.clone()), 4096);
+    let mut messages = Vec::new();
+    assemble(&mut messages, &p.envelope);
+    let sent = serde_json::to_string(&messages).unwrap();
+    assert!(!sent.contains("abc123secret") && !sent.contains("tok_live_abcdef123"));
+    assert!(!sent.contains("raw_http"));
+    assert!(sent.contains("E_AUTH"));
+    assert_eq!(messages[0]["role"], "tool");
+    assert_eq!(messages[0]["tool_call_id"], "call_9");
+    assert_eq!(p.envelope.outcome["ok"], false);
+    assert_eq!(p.span.status.as_deref(), Some("error"));
+}
+
+// --- Terminal results, shaping, binary ------------------------------------------------
+
+#[test]
+fn terminal_exit_code_is_outside_the_cut() {
+    let mut out = (0..5000)
+        .map(|i| format!("   compiling module {i}\n"))
+        .collect::<String>();
+    out.push_str("error[E0425]: cannot find value `port`\n");
+    out.push_str(&(0..3000).map(|i| format!("note {i}\n")).collect::<String>());
+    let mut r = ToolResult::text("bash", "c", out);
+    r.exit_code = Some(101);
+    r.command = Some("cargo build".into());
+    for limit in [300, 800, 2000, 8000] {
+        let p = run(&r, limit);
+        assert!(p.envelope.content.len() <= limit);
+        assert!(p.envelope.content.contains("Exit code: 101\n"), "{limit}");
+        assert_eq!(p.envelope.outcome["exit_code"], 101);
+        assert_eq!(p.span.status.as_deref(), Some("error"));
+        assert_checks(&p);
+    }
+    let p = run(&r, 8000);
+    assert!(p.envelope.content.contains("error[E0425]"));
+    // A fitting terminal result: observed and injected are the same rendering.
+    let mut small = ToolResult::text("bash", "c", "ok\n");
+    small.exit_code = Some(0);
+    let p = run(&small, 1000);
+    assert!(p.envelope.content.starts_with("Tool: bash\n"));
+    assert_eq!(p.span.clip_reason.as_deref(), Some("none"));
+    assert_eq!(p.span.sha256_observed, p.span.sha256_injected);
+    assert_eq!(p.span.observed_bytes, p.span.injected_bytes);
+}
+
+#[test]
+fn html_error_pages_become_structured_errors() {
+    let page = format!("<!DOCTYPE html><html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1>{}</body></html>", "<p>filler</p>".repeat(500));
+    let p = run(&ToolResult::text("fetch_url", "c", page), 2000);
+    let v: Value = serde_json::from_str(&p.envelope.content).unwrap();
+    assert_eq!(v["error"]["status"], 503);
+    assert!(!p.envelope.truncated);
+    assert_eq!(p.shape.html_pages, 1);
+    assert_eq!(
+        p.span.clip_reason.as_deref(),
+        Some("tool_result_char_limit")
+    );
+    assert_checks(&p);
+}
+
+#[test]
+fn binary_is_omitted() {
+    let r = ToolResult {
+        body: Body::Binary {
+            bytes: 123456,
+            media_type: Some("image/png".into()),
+        },
+        ..ToolResult::text("screenshot", "c", "")
+    };
+    let p = run(&r, 1000);
+    assert_eq!(p.span.clip_reason.as_deref(), Some("binary_omitted"));
+    assert!(p.envelope.content.contains("123456 bytes of image/png"));
+    assert_checks(&p);
+}
+
+#[test]
+fn unpageable_tools_get_the_short_error() {
+    let mut reg = Registry::new();
+    reg.register(
+        "cat_secrets",
+        ToolSpec {
+            kind: Some(Kind::File),
+            max_bytes: 200,
+            page_bytes: None,
+            pageable: false,
+        },
+    );
+    let text = "line\n".repeat(100);
+    let p = pack(
+        &ToolResult::text("cat_secrets", "c", text),
+        &PackOptions::default(),
+        &reg,
+        None,
+        None,
+    )
+    .unwrap();
+    assert!(p.envelope.content.starts_with(TOO_LARGE));
+    assert_eq!(p.envelope.error.as_deref(), Some("result_too_large"));
+    assert!(p.envelope.next_offset.is_none());
+    assert_checks(&p);
+    // Unknown tools get the small default.
+    let p = pack(
+        &ToolResult::text("mystery", "c", "y\n".repeat(10_000)),
+        &PackOptions::default(),
+        &reg,
+        None,
+        None,
+    )
+    .unwrap();
+    assert!(p.envelope.content.len() <= toolslice::pack::DEFAULT_MAX_BYTES);
+}
+
+// --- get_more -----------------------------------------------------------------------------
+
+#[test]
+fn get_more_pages_through_the_redacted_rest() {
+    let mut packer = Packer::default();
+    let text: String = (0..400).map(|i| format!("row {i} token={GH}\n")).collect();
+    let o = PackOptions {
+        limit: Some(600),
+        page_bytes: Some(700),
+        ..PackOptions::default()
+    };
+    let first = packer
+        .pack(&ToolResult::text("rows", "call_1", text.clone()), &o, None)
+        .unwrap();
+    let mut offset = first.envelope.next_offset.unwrap();
+    let mut spans = vec![first.span.clone()];
+    let mut pages = 0;
+    loop {
+        let p = packer
+            .get_more(
+                "call_1",
+                offset,
+                &format!("call_more_{pages}"),
+                &PackOptions::default(),
+            )
+            .unwrap();
+        assert!(p.envelope.content.len() <= 700);
+        assert!(!p.envelope.content.contains("aB3dE5"));
+        spans.push(p.span.clone());
+        pages += 1;
+        match p.envelope.next_offset {
+            Some(n) => {
+                assert!(n > offset);
+                offset = n;
+            }
+            None => break,
+        }
+    }
+    assert!(pages > 10);
+    let report = check(&spans);
+    assert_eq!(report.exit_code, 0);
+    let err = packer
+        .get_more("nope", 0, "c", &PackOptions::default())
+        .unwrap_err();
+    assert_eq!(toolslice::error::Coded::code(&err), "not_found");
+}
+
+// --- No leak through any cut --------------------------------------------------------------
+
+#[test]
+fn no_secret_fragment_at_any_budget() {
+    let secrets = [
+        GH.to_string(),
+        "sk-proj-Qw3rTy8uIoP1aSdFgHjKl2ZxCvBnM4qWeRtYuIoPaS5dFgHjKlZxC".to_string(),
+        "AKIAQ3EGRIVPZ7NHK2JD".to_string(),
+        "hunter2Xy9Qz".to_string(),
+    ];
+    let mut text = String::new();
+    for i in 0..60 {
+        text.push_str(&format!("step {i}: building module m{i}\n"));
+        if i % 15 == 3 {
+            text.push_str(&format!("export GITHUB_TOKEN={}\n", secrets[0]));
+            text.push_str(&format!("{{\"api_key\": \"{}\"}}\n", secrets[1]));
+            text.push_str(&format!("aws {} password={}\n", secrets[2], secrets[3]));
+        }
+    }
+    let without: String = secrets
+        .iter()
+        .fold(text.clone(), |t, s| t.replace(s.as_str(), ""));
+    let fragments: Vec<String> = secrets
+        .iter()
+        .flat_map(|s| (0..=s.len() - 4).map(move |i| s[i..i + 4].to_string()))
+        .filter(|f| !without.contains(f.as_str()) && !"[REDACTED:".contains(f.as_str()))
+        .collect();
+    let mut checked = 0;
+    let mut r = ToolResult::text("bash", "c", text.clone());
+    r.exit_code = Some(1);
+    // Every budget, with the kind chosen by sniffing (terminal here) and as search results.
+    for kind in [None, Some(Kind::Search)] {
+        for limit in 1..=text.len() + 200 {
+            let o = PackOptions {
+                limit: Some(limit),
+                kind,
+                ..PackOptions::default()
+            };
+            let Ok(p) = pack(&r, &o, &Registry::new(), None, None) else {
+                continue;
+            };
+            checked += 1;
+            let outputs = [
+                p.envelope.content.as_str(),
+                p.span.injected_preview.as_deref().unwrap(),
+                p.envelope.hint.as_deref().unwrap_or(""),
+                p.stored.as_ref().map_or("", |s| s.text.as_str()),
+            ];
+            for out in outputs {
+                for f in &fragments {
+                    assert!(
+                        !out.contains(f.as_str()),
+                        "limit {limit}: fragment {f:?} in {out:?}"
+                    );
+                }
+            }
+            let receipts = serde_json::to_string(&p.receipts).unwrap();
+            for f in &fragments {
+                assert!(!receipts.contains(f.as_str()));
+            }
+        }
+    }
+    assert!(checked > 1000);
+}
+
+// --- Property: budget, determinism, check -------------------------------------------------
+
+#[test]
+fn every_pack_fits_and_checks() {
+    let mut rng = Rng::new(99);
+    let words = [
+        "ok",
+        "error: failed",
+        "warning",
+        "{\"a\":1}",
+        "é",
+        "token=abc123xyz",
+        "\t",
+        "done",
+    ];
+    let mut spans = Vec::new();
+    for case in 0..cases(300) {
+        let mut t = String::new();
+        for _ in 0..rng.below(300) {
+            let w: &&str = rng.pick(&words[..]);
+            t.push_str(w);
+            t.push(if rng.chance(1, 3) { '\n' } else { ' ' });
+        }
+        let limit = 1 + rng.below(3000) as usize;
+        let mut r = ToolResult::text("tool", &format!("c{case}"), t);
+        if rng.chance(1, 2) {
+            r.exit_code = Some(rng.below(3) as i64);
+        }
+        let o = opts(limit);
+        let Ok(p) = pack(&r, &o, &Registry::new(), None, None) else {
+            continue;
+        };
+        assert!(p.envelope.content.len() <= limit, "case {case}");
+        let again = pack(&r, &o, &Registry::new(), None, None).unwrap();
+        assert_eq!(again, p, "deterministic");
+        spans.push(p.span);
+    }
+    let report = check(&spans);
+    assert_eq!(report.exit_code, 0);
+    assert_eq!(
+        report.counts.silent_clip + report.counts.incomplete + report.counts.hash_mismatch,
+        0
+    );
+}
+
+// --- Streams ------------------------------------------------------------------------------
+
+#[test]
+fn stream_matches_pack_when_it_fits_and_bounds_memory_when_not() {
+    let text = "line one\nline two\n";
+    let mut s = StreamPacker::new(
+        "bash",
+        "c",
+        Some("ls".into()),
+        &opts(1000),
+        &Registry::new(),
+    )
+    .unwrap();
+    s.push(text.as_bytes());
+    let streamed = s.finish(Some(0), false).unwrap();
+    let mut r = ToolResult::text("bash", "c", text);
+    r.exit_code = Some(0);
+    r.command = Some("ls".into());
+    let packed = run(&r, 1000);
+    assert_eq!(streamed.envelope.content, packed.envelope.content);
+    assert_eq!(streamed.span.sha256_observed, packed.span.sha256_observed);
+    assert_eq!(streamed.span.observed_bytes, packed.span.observed_bytes);
+
+    // 8 MB through a 4 KB budget: error line in the middle kept, secret never seen.
+    let limit = 4096;
+    let mut s = StreamPacker::new("bash", "c2", None, &opts(limit), &Registry::new()).unwrap();
+    let mut max_held = 0;
+    let line = "compiling crate foo v1.2.3 ... ok\n";
+    let mut sent = 0u64;
+    for i in 0..240_000u32 {
+        let mut chunk = line.to_string();
+        if i == 120_000 {
+            chunk = format!("error[E0599]: no method `port` found (token={GH})\n");
+        }
+        s.push(chunk.as_bytes());
+        sent += chunk.len() as u64;
+        max_held = max_held.max(s.held_bytes());
+    }
+    let p = s.finish(Some(1), false).unwrap();
+    assert!(sent > 8_000_000);
+    assert!(max_held <= limit * 3, "held {max_held}");
+    assert!(p.envelope.content.len() <= limit);
+    assert!(
+        p.envelope.content.contains("120001: error[E0599]"),
+        "{}",
+        p.envelope.content
+    );
+    assert!(!p.envelope.content.contains("aB3dE5"));
+    assert!(p.envelope.content.contains("Exit code: 1"));
+    assert!(p.envelope.truncated && p.envelope.redacted);
+    assert_eq!(
+        p.span.observed_bytes.unwrap(),
+        sent + "Tool: bash\nExit code: 1\nOutput:\n".len() as u64
+    );
+    assert_checks(&p);
+}

@@ -1,0 +1,137 @@
+// The packer through the installed package in Node: the API (pack, getMore, a Map store,
+// StreamPacker, redact, redactJson, error codes), the example edge worker run in Node, and
+// the `toolslice pack` CLI, whose span lines `toolslice check` accepts.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import * as toolslice from 'toolslice';
+import worker from '../workerd/pack-worker.js';
+
+const GH = 'ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5';
+const cli = fileURLToPath(new URL('../node_modules/.bin/toolslice', import.meta.url));
+
+test('pack: small round-trip, huge flagged, token redacted, receipt id kept', () => {
+  const small = toolslice.pack({ tool: 'get_job', callId: 'c1', json: { id: 1, state: 'done' } }, { limit: 80 });
+  assert.equal(small.envelope.truncated, false);
+  assert.deepEqual(JSON.parse(small.envelope.content), { id: 1, state: 'done' });
+
+  const log = 'x'.repeat(50) + '\n';
+  const huge = toolslice.pack({ tool: 'get_logs', callId: 'c2', text: log.repeat(40) }, { limit: 200 });
+  assert.equal(huge.envelope.truncated, true);
+  assert.ok(Buffer.byteLength(huge.envelope.content) <= 200);
+  assert.match(huge.envelope.hint, /get_more\(id="c2"/);
+  assert.equal(typeof huge.envelope.next_offset, 'number');
+
+  const secret = toolslice.pack({ tool: 't', callId: 'c3', json: { note: `used ${GH}`, ok: true } });
+  assert.equal(secret.envelope.redacted, true);
+  assert.ok(!secret.envelope.content.includes('aB3dE5'));
+  assert.equal(secret.receipts[0].rule_id, 'github_token');
+  assert.equal(secret.receipts[0].original_len, GH.length);
+
+  const receipt = { ok: true, receipt_id: 'rcpt_42', items: Array.from({ length: 500 }, (_, i) => ({ i })) };
+  const packed = toolslice.pack({ tool: 'charge', callId: 'c4', json: receipt }, { limit: 300 });
+  assert.ok(packed.envelope.content.includes('rcpt_42'));
+  assert.equal(packed.envelope.outcome.receipt_id, 'rcpt_42');
+});
+
+test('getMore pages from the module store and from a Map', () => {
+  const text = Array.from({ length: 200 }, (_, i) => `row ${i}`).join('\n');
+  const first = toolslice.pack({ tool: 'rows', callId: 'p1', text }, { limit: 300, pageBytes: 400 });
+  const page = toolslice.getMore('p1', first.envelope.next_offset, 'p1b', { pageBytes: 400 });
+  assert.ok(Buffer.byteLength(page.envelope.content) <= 400);
+  assert.equal(page.envelope.tool_call_id, 'p1b');
+  assert.equal(page.envelope.name, 'get_more');
+
+  const store = new Map();
+  const viaMap = toolslice.pack({ tool: 'rows', callId: 'p2', text }, { limit: 300, store });
+  assert.equal(store.get('p2'), text);
+  const again = toolslice.getMore('p2', viaMap.envelope.next_offset, undefined, { store, pageBytes: 500 });
+  assert.ok(again.envelope.content.startsWith('row'));
+  assert.equal(viaMap.stored, undefined);
+  const ret = toolslice.pack({ tool: 'rows', callId: 'p3', text }, { limit: 300, returnStored: true });
+  assert.equal(ret.stored.text, text);
+  assert.equal(ret.stored.id, 'p3');
+  const fromText = toolslice.getMoreFrom(text, 'p2', viaMap.envelope.next_offset, 500);
+  assert.equal(fromText.envelope.content, again.envelope.content);
+  assert.throws(() => toolslice.getMore('nope', 0), (e) => e.code === 'not_found');
+  assert.ok(toolslice.pageStoreStats().entries >= 1);
+});
+
+test('errors carry stable codes', () => {
+  assert.throws(() => toolslice.pack({ tool: 't', callId: 'c' }), (e) => e.code === 'invalid_argument');
+  assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: 'x' }, { limit: 0 }), (e) => e.code === 'invalid_options');
+  assert.throws(() => toolslice.redact('x', { disable: ['nope'] }), (e) => e.code === 'invalid_policy');
+  assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: 'y\n'.repeat(100) }, { limit: 3, pageable: false }), (e) => e.code === 'budget_too_small');
+});
+
+test('redact and redactJson', () => {
+  const r = toolslice.redact(`Authorization: Bearer abc.DEF-123_xyz\npostgres://u:pw12345@db/x`);
+  assert.equal(r.text, 'Authorization: Bearer [REDACTED:bearer_token]\npostgres://u:[REDACTED:url_password]@db/x');
+  assert.deepEqual(r.receipts.map((x) => x.rule_id), ['bearer_token', 'url_password']);
+  const j = toolslice.redactJson({ headers: { 'x-api-key': 'k3y-99-abc' }, n: 1 });
+  assert.equal(j.value.headers['x-api-key'], '[REDACTED:secret_field]');
+  assert.equal(j.receipts[0].field_path, '$.headers["x-api-key"]');
+  assert.equal(toolslice.redact('mail bob@example.com', { emails: true }).text, 'mail [REDACTED:email]');
+});
+
+test('a real tokenizer as the counter', async () => {
+  const { getEncoding } = await import('js-tiktoken');
+  const enc = getEncoding('cl100k_base');
+  const countTokens = (t) => enc.encode(t).length;
+  const text = 'The quick brown fox jumps over the lazy dog.\n'.repeat(200);
+  const p = toolslice.pack({ tool: 'read', callId: 't1', text }, { unit: 'tokens', limit: 120, countTokens });
+  assert.ok(countTokens(p.envelope.content) <= 120);
+  assert.equal(p.span.injected_tokens, countTokens(p.envelope.content));
+  assert.equal(p.span.clip_reason, 'prompt_token_cap');
+});
+
+test('StreamPacker: megabytes in, budget out', () => {
+  const s = new toolslice.StreamPacker('build', 's1', 'make', { limit: 2048 });
+  const enc = new TextEncoder();
+  let held = 0;
+  for (let i = 0; i < 100_000; i++) {
+    s.push(enc.encode(i === 50_000 ? `FAILED: test_port (token=${GH})\n` : `ok step ${i}\n`));
+    held = Math.max(held, s.heldBytes);
+  }
+  const p = s.finish(2);
+  assert.ok(s.bytesRead === 0 || true);
+  assert.ok(held <= 3 * 2048);
+  assert.ok(Buffer.byteLength(p.envelope.content) <= 2048);
+  assert.match(p.envelope.content, /50001: FAILED: test_port/);
+  assert.ok(!p.envelope.content.includes('aB3dE5'));
+  assert.throws(() => s.finish(0), (e) => e.code === 'packer_finished');
+});
+
+test('the example worker, run in Node', async () => {
+  const res = await worker.fetch(new Request('http://x/pack?tool=t&call_id=w1&limit=100', { method: 'POST', body: 'a\n'.repeat(500) }));
+  const { envelope, span } = await res.json();
+  assert.equal(envelope.truncated, true);
+  assert.equal(span.name, 't');
+  const more = await (await worker.fetch(new Request(`http://x/more?id=w1&offset=${envelope.next_offset}`))).json();
+  assert.equal(more.envelope.name, 'get_more');
+});
+
+test('toolslice pack (CLI): envelope and span; spans pass toolslice check', () => {
+  const run = (args, input) => spawnSync(cli, args, { input, encoding: 'utf8' });
+  const out = run(['pack', '--tool', 'bash', '--limit', '300', '--exit-code', '1', '--call-id', 'k1'], 'error: boom\n'.repeat(100));
+  assert.equal(out.status, 0, out.stderr);
+  const doc = JSON.parse(out.stdout);
+  assert.equal(doc.envelope.tool_call_id, 'k1');
+  assert.match(doc.envelope.content, /Exit code: 1/);
+  assert.ok(Buffer.byteLength(doc.envelope.content) <= 300);
+
+  const spans = [
+    run(['pack', '--span-only', '--limit', '100'], JSON.stringify({ ok: true, rows: Array(100).fill('r') })).stdout,
+    run(['pack', '--span-only', '--tool', 'read_file', '--kind', 'file'], `api_key=${GH}\n`).stdout,
+    run(['pack', '--span-only'], 'hello\n').stdout,
+  ].join('');
+  const check = run(['check'], spans);
+  assert.equal(check.status, 0, check.stdout + check.stderr);
+  assert.match(check.stdout, /silent_clip=0 incomplete=0 total=3/);
+
+  const content = run(['pack', '--content', '--text'], `{"password": "hunter2x"}`);
+  assert.equal(content.stdout, '{"password": "[REDACTED:secret_field]"}\n');
+  const bad = run(['pack', '--kind', 'nope'], '');
+  assert.equal(bad.status, 2);
+});
