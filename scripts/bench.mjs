@@ -182,6 +182,169 @@ function benchModule() {
   });
 }
 
+// ---------------------------------------------------------------- terminal truncation
+function buildLog(targetBytes) {
+  const path = `${out}/build-${targetBytes}.log`;
+  if (existsSync(path) && statSync(path).size >= targetBytes) return path;
+  log(`generating a ${mb(targetBytes)} MB build log`);
+  const r = rng(11);
+  const parts = ['$ npm run build\n', '> app@1.0.0 build\n', '> tsc && vite build\n'];
+  let size = 0;
+  for (let i = 0; size < targetBytes; i++) {
+    let line;
+    if (i === 40000) line = 'src/config.ts(42,13): error TS2304: Cannot find name \'port\'.';
+    else if (r() < 0.001) line = `warning: deprecated option ${i} (see docs)`;
+    else line = `  transforming (${i}) src/components/module-${i % 997}/index.tsx`;
+    parts.push(line + '\n');
+    size += line.length + 1;
+  }
+  parts.push('npm ERR! code ELIFECYCLE\nnpm ERR! errno 2\nnpm ERR! app@1.0.0 build: `tsc && vite build`\nnpm ERR! Exit status 2\n');
+  writeFileSync(path, parts.join(''));
+  return path;
+}
+
+function benchTruncate() {
+  const path = buildLog(quick ? 1e6 : 8e6);
+  const text = readFileSync(path, 'utf8');
+  log('truncate: wasm, native, seed');
+  const wasm = timeRuns(() => toolslice.truncate(text, { pattern: 'terminal', budget: { chars: 6000 } }).text.length, RUNS + 2);
+  const native = JSON.parse(run(nativeBin, ['truncate', path, String(RUNS + 2)]));
+  const rows = [['toolslice wasm (Node)', wasm.median_s], ['toolslice native', native.median_s]];
+  let seed;
+  if (reference) {
+    const script = `import sys, time, json
+sys.path.insert(0, ${JSON.stringify(reference)})
+from truncate_seed import truncate_terminal_semantic
+text = open(${JSON.stringify(path)}, encoding="utf-8").read()
+times = []
+for _ in range(${RUNS}):
+    t = time.perf_counter(); truncate_terminal_semantic(text, 6000); times.append(time.perf_counter() - t)
+times.sort(); print(json.dumps({"median_s": times[len(times)//2]}))`;
+    seed = JSON.parse(run('python3', ['-c', script]));
+    rows.push(['seed truncate_terminal_semantic (CPython)', seed.median_s]);
+  }
+  sections.push({
+    title: 'Terminal truncation',
+    body: [
+      `Input: a ${fmt(mb(text.length))} MB build log (${text.split('\n').length} lines, the root-cause error in the middle), cut to 6000 chars with the terminal pattern.`,
+      '',
+      '| implementation | median time | MB/s | vs seed Python | vs native |',
+      '|---|---:|---:|---:|---:|',
+      ...rows.map(([name, t]) => `| ${name} | ${(t * 1000).toFixed(1)} ms | ${fmt(mb(text.length) / t)} | ${seed ? ratio(seed.median_s, t) : 'n/a'} | ${ratio(native.median_s, t)} |`),
+    ].join('\n'),
+  });
+}
+
+// ---------------------------------------------------------------- SHA-256
+async function benchSha() {
+  const { createHash, webcrypto } = await import('node:crypto');
+  const big = new Uint8Array(quick ? 8 << 20 : 64 << 20).map((_, i) => (i * 131) & 255);
+  log('sha256: 64 MB');
+  const wasm = timeRuns(() => toolslice.sha256(big), RUNS + 2).median_s;
+  const node = timeRuns(() => createHash('sha256').update(big).digest(), RUNS + 2).median_s;
+  const webTimes = [];
+  for (let i = 0; i < RUNS + 2; i++) {
+    const t = performance.now();
+    await webcrypto.subtle.digest('SHA-256', big);
+    webTimes.push((performance.now() - t) / 1000);
+  }
+  const web = median(webTimes);
+  const n = quick ? 10000 : 100000;
+  const smalls = new Uint8Array(n * 32).map((_, i) => (i * 7) & 255);
+  const lengths = new Uint32Array(n).fill(32);
+  log(`sha256: ${n} x 32 B`);
+  const wasmSmall = timeRuns(() => toolslice.sha256Batch(smalls, lengths), RUNS + 2).median_s;
+  const nodeSmall = timeRuns(() => { for (let i = 0; i < n; i++) createHash('sha256').update(smalls.subarray(i * 32, i * 32 + 32)).digest(); }, RUNS + 2).median_s;
+  const webSmallTimes = [];
+  for (let k = 0; k < RUNS + 2; k++) {
+    const t = performance.now();
+    await Promise.all(Array.from({ length: n }, (_, i) => webcrypto.subtle.digest('SHA-256', smalls.subarray(i * 32, i * 32 + 32))));
+    webSmallTimes.push((performance.now() - t) / 1000);
+  }
+  const webSmall = median(webSmallTimes);
+  sections.push({
+    title: 'SHA-256',
+    body: [
+      `| workload | toolslice wasm | Node \`crypto\` | WebCrypto \`subtle.digest\` | wasm vs Node | wasm vs WebCrypto |`,
+      '|---|---:|---:|---:|---:|---:|',
+      `| ${big.length >> 20} MiB, one call | ${fmt(mb(big.length) / wasm)} MB/s | ${fmt(mb(big.length) / node)} MB/s | ${fmt(mb(big.length) / web)} MB/s | ${ratio(node, wasm)} | ${ratio(web, wasm)} |`,
+      `| ${n} inputs of 32 B (\`sha256Batch\`; Node: one createHash each; WebCrypto: Promise.all) | ${(wasmSmall * 1000).toFixed(1)} ms | ${(nodeSmall * 1000).toFixed(1)} ms | ${(webSmall * 1000).toFixed(1)} ms | ${ratio(nodeSmall, wasmSmall)} | ${ratio(webSmall, wasmSmall)} |`,
+      '',
+      'Ratios above 1 mean toolslice is faster.',
+    ].join('\n'),
+  });
+}
+
+// ---------------------------------------------------------------- pack
+function benchPack() {
+  const rows = [];
+  const line = (i) => (i % 97 === 13 ? 'export GITHUB_TOKEN=ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5\n' : `   Compiling crate-${i} v0.${i}.1 (/work/src/crate-${i})\n`);
+  for (const size of [1024, 64 * 1024, 4 << 20]) {
+    let text = '';
+    for (let i = 0; text.length < size; i++) text += i === 400 ? 'error[E0425]: cannot find value `port` in this scope\n' : line(i);
+    text = text.slice(0, size);
+    const iters = size > 1e6 ? (quick ? 2 : 10) : size > 1e4 ? 200 : 2000;
+    const wasm = timeRuns(() => { for (let i = 0; i < iters; i++) toolslice.pack({ tool: 'shell', callId: `c${i}`, text, exitCode: 1 }, { limit: 8192 }); }, RUNS).median_s / iters;
+    const enc = new TextEncoder();
+    const dec = new TextDecoder();
+    const naive = timeRuns(() => { for (let i = 0; i < iters; i++) dec.decode(enc.encode(text).subarray(0, 8192)); }, RUNS).median_s / iters;
+    rows.push({ size, wasm, naive });
+  }
+  let native = [];
+  try {
+    native = run('cargo', ['run', '-q', '--release', '--locked', '--example', 'pack_bench'], { cwd: repo }).trim().split('\n').map((l) => JSON.parse(l));
+  } catch (e) {
+    log(`pack: native bench failed: ${e.message}`);
+  }
+  const us = (s) => `${(s * 1e6).toFixed(1)} µs`;
+  sections.push({
+    title: 'Packing',
+    body: [
+      'A build log with an error line in the middle and a planted token, packed to 8 KiB (redact, shape, terminal cut, envelope, span with both SHA-256 digests). "Naive head cut" is UTF-8 encode + first 8192 bytes + decode: what a framework without a packer does, with none of the guarantees.',
+      '',
+      '| observation | toolslice wasm (Node) | naive head cut (Node) | wasm vs naive | toolslice native |',
+      '|---|---:|---:|---:|---:|',
+      ...rows.map((r) => {
+        const n = native.find((x) => x.bytes === r.size);
+        const nat = n ? `${n.pack_us.toFixed(1)} µs (${fmt(n.pack_mb_per_s)} MB/s)` : 'n/a';
+        return `| ${r.size >= 1 << 20 ? `${r.size >> 20} MiB` : `${r.size >> 10} KiB`} | ${us(r.wasm)} (${fmt(mb(r.size) / r.wasm)} MB/s) | ${us(r.naive)} | ${(r.wasm / r.naive).toFixed(1)}x slower | ${nat} |`;
+      }),
+    ].join('\n'),
+  });
+  return native;
+}
+
+// ---------------------------------------------------------------- trace formats
+function benchFormats() {
+  const dir = `${repo}/crate/tests/fixtures/formats`;
+  if (!existsSync(dir)) return;
+  const rows = [];
+  for (const name of ['otlp-collector-events.jsonl', 'langfuse.jsonl', 'openai-agents.jsonl']) {
+    if (!existsSync(`${dir}/${name}`)) continue;
+    const one = readFileSync(`${dir}/${name}`, 'utf8');
+    const copies = Math.max(1, Math.floor((quick ? 1e6 : 10e6) / one.length));
+    const input = Buffer.from(one.endsWith('\n') ? one.repeat(copies) : (one + '\n').repeat(copies));
+    const t = timeRuns(() => { const r = toolslice.checkSpans(input, { flaggedOnly: true }); const f = r.toJSON().format; r.free(); return f; }, RUNS);
+    rows.push(`| ${name} (read as \`${t.result}\`) | ${fmt(mb(input.length))} MB | ${fmt(mb(input.length) / t.median_s)} MB/s |`);
+  }
+  sections.push({
+    title: 'Trace formats',
+    body: ['Each line-based fixture repeated to ~10 MB and checked by the wasm build in Node (detection, join, hashing of both sides, classification).', '', '| input | size | throughput |', '|---|---:|---:|', ...rows].join('\n'),
+  });
+}
+
+// ---------------------------------------------------------------- redaction
+function benchRedact() {
+  let text;
+  try {
+    spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'detect-secrets'], { stdio: 'ignore' });
+    text = run('python3', [`${repo}/scripts/bench_redact.py`], { cwd: repo });
+  } catch (e) {
+    text = `not measured: ${e.message.split('\n')[0]}`;
+  }
+  sections.push({ title: 'Redaction: toolslice and detect-secrets on the labelled corpus', body: '```\n' + text.trim() + '\n```\n\nCommand: `scripts/bench_redact.py` (run by `scripts/bench`).' });
+}
+
 // ---------------------------------------------------------------- profile choice
 // Builds the package under several release profiles (each in its own target dir, so the
 // main build is untouched) and measures size, checker and SHA-256 throughput of each in a
@@ -244,6 +407,11 @@ if (process.argv.includes('--profiles')) {
   benchProfiles();
 } else {
   benchCheck();
+  benchTruncate();
+  await benchSha();
+  benchPack();
+  benchFormats();
+  benchRedact();
   benchModule();
 }
 

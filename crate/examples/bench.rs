@@ -3,6 +3,7 @@
 //! seeds' Python in the same run.
 //!
 //!     cargo run --release --example bench -- check FILE [RUNS]
+//!     cargo run --release --example bench -- truncate FILE [RUNS]   (terminal, 6000 chars)
 
 use std::time::Instant;
 
@@ -10,7 +11,7 @@ use toolslice::check::{CheckOptions, Checker};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: bench check FILE [RUNS]";
+    let usage = "usage: bench (check | truncate) FILE [RUNS]";
     let (workload, file) = match (args.first(), args.get(1)) {
         (Some(w), Some(f)) => (w.as_str(), f.as_str()),
         _ => {
@@ -25,6 +26,7 @@ fn main() {
     });
     match workload {
         "check" => check(&input, runs),
+        "truncate" => truncate(&input, runs),
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);
@@ -50,6 +52,26 @@ fn check(input: &[u8], runs: usize) {
         spans = report.counts.total;
     }
     print_result(input.len(), spans, &mut times);
+}
+
+/// Terminal truncation of a build log to seed 001's default budget (6000 chars).
+fn truncate(input: &[u8], runs: usize) {
+    use toolslice::truncate::{truncate, Budget, Options, Pattern};
+    let text = String::from_utf8_lossy(input);
+    let options = Options {
+        pattern: Pattern::Terminal,
+        budget: Budget::Chars(6000),
+        ..Options::default()
+    };
+    let mut times = Vec::new();
+    let mut kept = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let out = truncate(&text, &options).expect("6000 chars fit the marker");
+        times.push(start.elapsed().as_secs_f64());
+        kept = out.text.len() as u64;
+    }
+    print_result(input.len(), kept, &mut times);
 }
 
 fn print_result(bytes: usize, items: u64, times: &mut [f64]) {
