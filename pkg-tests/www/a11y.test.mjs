@@ -151,7 +151,7 @@ test('usable at phone width (390 px): nothing wider than the screen, table scrol
     .filter((n) => n.offsetParent && n.getBoundingClientRect().height < 24).map((n) => n.outerHTML.slice(0, 80)));
   assert.deepEqual(small, []);
   await page.screenshot({ path: artifact('check-phone.png'), fullPage: true });
-  for (const [hash, example, result] of [['#hop', 'wrap', '.hop-label'], ['#diff', 'two runs of hop rows', 'table.hop-compare']]) {
+  for (const [hash, example, result] of [['#hop', 'wrap', '.hop-label'], ['#diff', 'two runs of hop rows', 'table.hop-compare'], ['#packer', 'get_logs', '.packer-envelope']]) {
     await page.evaluate((h) => { location.hash = h; }, hash);
     await page.getByRole('button', { name: example, exact: true }).click();
     await page.locator(result).waitFor();
