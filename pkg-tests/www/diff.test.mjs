@@ -92,3 +92,22 @@ test('unreadable or mixed runs are named in plain words', async (t) => {
   await page.waitForFunction(() => /hop rows and the other does not/.test(document.querySelector('.diff-results')?.textContent));
   assert.deepEqual(errors, []);
 });
+
+test('two clip-aware span runs: the injected-slice comparison equals the CLI\'s', async (t) => {
+  const { page, errors, outside } = await openPage(t, { hash: '#diff', viewport: { width: 1100, height: 1000 } });
+  const span = (id, inj, hash, builder) => ({ span_id: id, name: 'read_file', observed_bytes: 96412, injected_bytes: inj, injected_tokens: 100, clip_reason: 'prompt_token_cap', sha256_observed: 'ab12', sha256_injected: hash, prompt_builder_version: builder });
+  const left = jsonl([span('t1', 40000, 'cd34', 'cap-v3')]);
+  const right = jsonl([span('u1', 12040, 'ee99', 'cap-v4')]);
+  await dropOn(page, 'diff-left', 'left.jsonl', left);
+  await dropOn(page, 'diff-right', 'right.jsonl', right);
+  await page.waitForFunction(() => document.querySelector('.diff-results .verdict')?.textContent.includes('injected a different slice'));
+  const want = cliDiff(left, right);
+  assert.equal(want.injected_changed.length, 1);
+  const rows = await page.locator('.diff-results tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.deepEqual(rows.map((r) => [r[0], r[1], r[4], r[5]]), [['read_file', 'ab12', 'cap-v3', 'cap-v4']]);
+  assert.match(rows[0][2], /^40000 B cd34 \(t1\)$/);
+  assert.match(rows[0][3], /^12040 B ee99 \(u1\)$/);
+  assert.match(await page.locator('.diff-results').textContent(), /cap-v3 → cap-v4 \(changed/);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(outside, []);
+});

@@ -28,12 +28,7 @@ export function initDiffView(root) {
       el('button', { type: 'button', onclick: () => example('spans') }, 'two runs of span records'),
       el('button', { type: 'button', onclick: () => example('hops') }, 'two runs of hop rows')),
     el('div', { class: 'diff-inputs' }, left.node, right.node),
-    results,
-    el('div', { class: 'pending' },
-      el('p', {}, el('strong', {}, 'Not in this build yet: '),
-        'for check-format span files (seed 000), the tool calls whose observed hashes match while their injected hashes differ, ',
-        'and the prompt builder version changes between the runs. That comparison belongs in the package (it decides about traces), ',
-        'which has no function for it yet; until it does, check each run in the Check view and compare its builder table.')));
+    results);
 
   async function compute() {
     const texts = [left, right].map((f) => {
@@ -53,8 +48,11 @@ export function initDiffView(root) {
       return;
     }
     const hops = recs.map((r) => r.length > 0 && r.every(isHopRow));
+    const clipAware = recs.every((r) => r.length > 0 && r.every(isClipAware));
     try {
-      if (hops[0] || hops[1]) {
+      if (clipAware) {
+        results.replaceChildren(renderSlices(toolslice.compareSpanRuns(texts[0], texts[1])));
+      } else if (hops[0] || hops[1]) {
         if (!(hops[0] || recs[0].length === 0) || !(hops[1] || recs[1].length === 0)) {
           throw new Error('One run holds hop rows and the other does not: compare runs of the same kind.');
         }
@@ -68,6 +66,31 @@ export function initDiffView(root) {
     }
   }
   compute();
+}
+
+/** Clip-aware span records (seed 000): they carry observed/injected lengths or hashes. */
+const isClipAware = (r) => r !== null && typeof r === 'object' && ('observed_bytes' in r || 'sha256_observed' in r);
+
+/** compareSpanRuns: same observed hash, different injected slice; builder changes. */
+function renderSlices(cmp) {
+  const name = (b) => b ?? '(none)';
+  const parts = [
+    el('p', { class: cmp.injected_changed.length || cmp.builder_changed ? 'verdict fail' : 'verdict pass' },
+      el('span', { class: 'icon', 'aria-hidden': 'true' }, cmp.injected_changed.length || cmp.builder_changed ? '✖' : '✔'), ' ',
+      `${cmp.injected_changed.length} tool call(s) observed the same bytes but injected a different slice; ` +
+      `${cmp.unchanged} unchanged, ${cmp.only_left} only in the left run, ${cmp.only_right} only in the right run.`),
+    el('p', {}, `Builder versions: ${cmp.left_builders.map(name).join(', ') || '—'} → ${cmp.right_builders.map(name).join(', ') || '—'}`,
+      cmp.builder_changed ? ' (changed: compare builders before you compare models)' : ' (unchanged)'),
+  ];
+  if (cmp.injected_changed.length) {
+    const head = el('tr', {}, ...['tool', 'observed hash', 'left injected', 'right injected', 'left builder', 'right builder'].map((h) => el('th', { scope: 'col' }, h)));
+    const side = (s) => `${s.injected_bytes ?? '—'} B ${s.sha256_injected ?? ''} (${s.span_id ?? `line ${s.line}`})`;
+    const body = el('tbody', {}, ...cmp.injected_changed.map((c) => el('tr', {},
+      el('td', {}, c.name), el('td', {}, c.sha256_observed), el('td', {}, side(c.left)), el('td', {}, side(c.right)),
+      el('td', {}, name(c.left.prompt_builder_version)), el('td', {}, name(c.right.prompt_builder_version)))));
+    parts.push(scrollBox('tool calls whose injected slice changed', el('table', {}, el('thead', {}, head), body)));
+  }
+  return el('div', {}, ...parts);
 }
 
 const jsonl = (records) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
