@@ -4,7 +4,7 @@
 // Figures are medians of several runs; comparisons are ratios from the same run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { gzipSync, brotliCompressSync, constants as zc } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ const nativeBin = `${repo}/target/release/examples/bench`;
 const RUNS = quick ? 1 : 3;
 
 const sections = [];
+const startLoad = loadavg().map((x) => x.toFixed(1)).join(', ');
 const log = (...a) => console.error('bench:', ...a);
 
 function median(xs) {
@@ -422,7 +423,7 @@ const doc = [
   '# Benchmarks',
   '',
   `Produced by \`./scripts/bench\`${quick ? ' --quick' : ''} on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${node}, ${python}, ${rustc}.`,
-  'Every comparison is measured in the same run; figures are medians. Re-run the command to reproduce.',
+  `Every comparison is measured in the same run; figures are medians. Load average when the run started: ${startLoad}. Re-run the command to reproduce.`,
   '',
   ...sections.flatMap((s) => [`## ${s.title}`, '', s.body, '']),
 ].join('\n');
