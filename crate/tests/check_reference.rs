@@ -7,8 +7,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use common::python;
 
 use common::Rng;
 use toolslice::check::{check_bytes, classify, render, CheckOptions};
@@ -96,26 +95,6 @@ fn random_record(rng: &mut Rng, i: usize, for_table: bool) -> String {
         fields.swap(j, k);
     }
     format!("{{{}}}", fields.join(","))
-}
-
-fn python(args: &[&str], stdin: &[u8]) -> (String, i32) {
-    let mut child = Command::new("python3")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("python3 runs");
-    // Write from a thread: python answers while we are still writing, and both pipes fill.
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || pipe.write_all(&input).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
 }
 
 #[test]

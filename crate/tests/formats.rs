@@ -5,10 +5,10 @@
 
 mod common;
 
+use common::python;
+
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 use common::Rng;
 use toolslice::check::{check_bytes, render, CheckOptions, Checker, Join, Report, Status};
@@ -228,25 +228,6 @@ fn conversion_to_spans_keeps_every_verdict() {
     assert_eq!(same.format, "spans");
     assert_eq!(same.records, 7);
     assert!(!same.jsonl.contains("toolslice"));
-}
-
-fn python(args: &[&str], stdin: &[u8]) -> (String, i32) {
-    let mut child = Command::new("python3")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("python3 runs");
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || pipe.write_all(&input).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
 }
 
 /// The table's rows and summary line, sorted (the seed orders equal priorities by input

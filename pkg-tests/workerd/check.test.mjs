@@ -1,44 +1,11 @@
 // Runs the check worker in real workerd and posts traces to it.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { startWorkerd } from './harness.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const workerd = here('../node_modules/.bin/workerd');
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function startWorkerd(config) {
-  const port = await freePort();
-  const proc = spawn(workerd, ['serve', here(config), `--socket-addr=http=127.0.0.1:${port}`, '--verbose'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  proc.stdout.on('data', (d) => (log += d));
-  proc.stderr.on('data', (d) => (log += d));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    if (proc.exitCode !== null) throw new Error(`workerd exited: ${log}`);
-    try {
-      await fetch(base);
-      return { base, stop: () => proc.kill(), log: () => log };
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  proc.kill();
-  throw new Error(`workerd did not start: ${log}`);
-}
 
 test('the check worker in workerd', async (t) => {
   const server = await startWorkerd('./config.capnp');

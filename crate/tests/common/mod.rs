@@ -65,3 +65,26 @@ pub fn reference_dir() -> Option<PathBuf> {
         .unwrap_or(false);
     python_ok.then_some(dir)
 }
+
+/// Runs python3 with `args`, feeding `stdin` from a thread (python answers while we are still
+/// writing, and both pipes would fill), and returns stdout and the exit code.
+pub fn python(args: &[&str], stdin: &[u8]) -> (String, i32) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("python3")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("python3 runs");
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || pipe.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
