@@ -263,9 +263,13 @@ struct ToolAcc {
     injected: Vec<u64>,
 }
 
-/// What the rollup needs to know of every span that has an id. Parents are kept as indexes
-/// into an interned table: a run has millions of spans but few distinct parents.
+/// What the rollup needs to know of every span that has an id. Spans are appended in input
+/// order and their ids to one shared text, with no per-span allocation or hashing: only the
+/// few ids that turn out to be parents are looked up, once, when the report is built.
 struct Node {
+    /// Where this span's id ends in [`ReportBuilder::ids`] (it starts where the previous
+    /// node's ends).
+    id_end: usize,
     parent: Option<u32>,
     /// `None` for a span that is not a tool span (an agent or model call of a trace format).
     status: Option<Status>,
@@ -276,7 +280,8 @@ struct Node {
 enum NodeName {
     /// An index into the tools table.
     Tool(u32),
-    Other(Box<str>),
+    /// An index into the names of context spans.
+    Other(u32),
 }
 
 /// Accumulates a report from lines or records. Used by the streaming checker and by the
@@ -301,7 +306,11 @@ pub struct ReportBuilder {
     no_builder: (u64, u64),
     parent_index: FxHashMap<Box<str>, u32>,
     parents: Vec<Box<str>>,
-    graph: FxHashMap<Box<str>, Node>,
+    /// Every span with an id, in input order, and their ids end to end.
+    nodes: Vec<Node>,
+    ids: String,
+    /// Names of the context spans (agents, turns, model calls) among the nodes.
+    other_names: Vec<Box<str>>,
     /// (label, parent, status) of every span that fails the run and has a parent.
     flagged_children: Vec<(String, u32, Status)>,
 }
@@ -341,19 +350,13 @@ impl ReportBuilder {
         reason: String,
     ) {
         if let Some(id) = span_id.as_deref() {
-            if !self.graph.contains_key(id) {
-                let parent = parent_id.as_deref().filter(|p| !p.is_empty()).map(|p| {
-                    let parents = &mut self.parents;
-                    intern(&mut self.parent_index, p, |n| parents.push(n.into()))
-                });
-                let node = Node {
-                    parent,
-                    status: None,
-                    line,
-                    name: NodeName::Other(name.unwrap_or_default().into()),
-                };
-                self.graph.insert(id.into(), node);
-            }
+            let parent = parent_id.as_deref().filter(|p| !p.is_empty()).map(|p| {
+                let parents = &mut self.parents;
+                intern(&mut self.parent_index, p, |n| parents.push(n.into()))
+            });
+            let other = NodeName::Other(self.other_names.len() as u32);
+            self.other_names.push(name.unwrap_or_default().into());
+            self.node(id, parent, None, line, other);
         }
         self.skipped(line, span_id, reason);
     }
@@ -436,16 +439,7 @@ impl ReportBuilder {
             intern(&mut self.parent_index, p, |n| parents.push(n.into()))
         });
         if let Some(id) = rec.span_id.as_deref() {
-            // The first span with an id wins; later duplicates do not re-parent it.
-            if !self.graph.contains_key(id) {
-                let node = Node {
-                    parent,
-                    status: Some(verdict.status),
-                    line,
-                    name: NodeName::Tool(tool),
-                };
-                self.graph.insert(id.into(), node);
-            }
+            self.node(id, parent, Some(verdict.status), line, NodeName::Tool(tool));
         }
         if verdict.status.fails_run() {
             if let Some(parent) = parent {
@@ -495,6 +489,24 @@ impl ReportBuilder {
                 injected_tokens_estimated: provenance.injected_tokens_estimated,
             });
         }
+    }
+
+    fn node(
+        &mut self,
+        id: &str,
+        parent: Option<u32>,
+        status: Option<Status>,
+        line: u64,
+        name: NodeName,
+    ) {
+        self.ids.push_str(id);
+        self.nodes.push(Node {
+            id_end: self.ids.len(),
+            parent,
+            status,
+            line,
+            name,
+        });
     }
 
     pub fn finish(mut self) -> Report {
@@ -550,9 +562,28 @@ impl ReportBuilder {
         }
     }
 
+    /// The node of each parent: the first span in the input with that id (later duplicates
+    /// do not re-parent it).
+    fn parent_nodes(&self) -> Vec<Option<u32>> {
+        let mut found = vec![None; self.parents.len()];
+        if self.flagged_children.is_empty() {
+            return found;
+        }
+        let mut start = 0;
+        for (n, node) in self.nodes.iter().enumerate() {
+            let id = &self.ids[start..node.id_end];
+            start = node.id_end;
+            if let Some(&pid) = self.parent_index.get(id) {
+                found[pid as usize].get_or_insert(n as u32);
+            }
+        }
+        found
+    }
+
     /// Walks up from every failing span and charges each ancestor whose own span is fine
     /// (or absent from the input). A parent cycle in bad data stops the walk, never loops.
     fn rollup(&self) -> Vec<Rollup> {
+        let parent_nodes = self.parent_nodes();
         let mut entries: HashMap<u32, Rollup> = HashMap::new();
         for (label, parent, status) in &self.flagged_children {
             let mut seen: Vec<u32> = Vec::new();
@@ -563,16 +594,16 @@ impl ReportBuilder {
                 }
                 seen.push(pid);
                 let id = &*self.parents[pid as usize];
-                let node = self.graph.get(id);
+                let node = parent_nodes[pid as usize].map(|n| &self.nodes[n as usize]);
                 let own = node.and_then(|n| n.status);
                 if !own.is_some_and(Status::fails_run) {
                     let entry = entries.entry(pid).or_insert_with(|| Rollup {
                         span_id: id.to_string(),
                         own_status: own,
                         line: node.map(|n| n.line),
-                        name: node.map(|n| match &n.name {
-                            NodeName::Tool(t) => self.tools[*t as usize].0.to_string(),
-                            NodeName::Other(name) => name.to_string(),
+                        name: node.map(|n| match n.name {
+                            NodeName::Tool(t) => self.tools[t as usize].0.to_string(),
+                            NodeName::Other(o) => self.other_names[o as usize].to_string(),
                         }),
                         silent_clip: 0,
                         incomplete: 0,

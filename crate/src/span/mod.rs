@@ -12,6 +12,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+mod scan;
+
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -114,10 +116,44 @@ pub struct SpanView<'a> {
     pub clip_reason: Option<Cow<'a, str>>,
     pub sha256_observed: Option<Cow<'a, str>>,
     pub sha256_injected: Option<Cow<'a, str>>,
-    pub injected_preview: Option<Cow<'a, str>>,
+    pub injected_preview: Option<LazyText<'a>>,
     pub prompt_builder_version: Option<Cow<'a, str>>,
     pub model_context_limit_tokens: Option<u64>,
 }
+
+/// A string field decoded only when it is used. The preview is the longest field of a span
+/// and is wanted only for the rows a report keeps, so the fast reader leaves it as the
+/// escaped text it read; the rest of the checker never looks at it.
+#[derive(Debug, Clone)]
+pub enum LazyText<'a> {
+    Text(Cow<'a, str>),
+    /// The body of a JSON string between its quotes: escapes checked, not yet decoded.
+    Escaped(&'a str),
+}
+
+impl<'a> LazyText<'a> {
+    pub fn decode(&self) -> Cow<'_, str> {
+        match self {
+            LazyText::Text(text) => Cow::Borrowed(text),
+            LazyText::Escaped(raw) => Cow::Owned(scan::unescape(raw)),
+        }
+    }
+
+    pub fn into_owned(self) -> String {
+        match self {
+            LazyText::Text(text) => text.into_owned(),
+            LazyText::Escaped(raw) => scan::unescape(raw),
+        }
+    }
+}
+
+impl PartialEq for LazyText<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.decode() == other.decode()
+    }
+}
+
+impl Eq for LazyText<'_> {}
 
 impl SpanView<'_> {
     /// The effective clip reason text: absent, null or empty means `none`, as in the seed.
@@ -141,7 +177,7 @@ impl SpanView<'_> {
             clip_reason: own(self.clip_reason),
             sha256_observed: own(self.sha256_observed),
             sha256_injected: own(self.sha256_injected),
-            injected_preview: own(self.injected_preview),
+            injected_preview: self.injected_preview.map(LazyText::into_owned),
             prompt_builder_version: own(self.prompt_builder_version),
             model_context_limit_tokens: self.model_context_limit_tokens,
         }
@@ -166,7 +202,7 @@ impl SpanRecord {
             clip_reason: b(&self.clip_reason),
             sha256_observed: b(&self.sha256_observed),
             sha256_injected: b(&self.sha256_injected),
-            injected_preview: b(&self.injected_preview),
+            injected_preview: b(&self.injected_preview).map(LazyText::Text),
             prompt_builder_version: b(&self.prompt_builder_version),
             model_context_limit_tokens: self.model_context_limit_tokens,
         }
@@ -235,8 +271,18 @@ pub fn parse_str(text: &str) -> Result<SpanRecord, LineError> {
     parse_view_str(text).map(SpanView::into_owned)
 }
 
-/// Reads one line as a record that borrows from it (the checker's hot path).
+/// Reads one line as a record that borrows from it (the checker's hot path): the fast
+/// scanner reads ordinary records, and anything it declines goes to the strict reader, which
+/// gives the same record or the error that names the field.
 pub fn parse_view(line: &[u8]) -> Result<SpanView<'_>, LineError> {
+    match scan::scan(line) {
+        Some(view) => Ok(view),
+        None => parse_view_strict(line),
+    }
+}
+
+/// The strict reader alone (serde_json with a visitor that names every bad field).
+pub(crate) fn parse_view_strict(line: &[u8]) -> Result<SpanView<'_>, LineError> {
     let text = std::str::from_utf8(line).map_err(|e| {
         if let Some(at) = line.iter().position(|&b| b == 0) {
             return binary(at);
@@ -404,7 +450,7 @@ impl<'de> Visitor<'de> for WireVisitor {
             clip_reason: clip_reason.flatten(),
             sha256_observed: sha256_observed.flatten(),
             sha256_injected: sha256_injected.flatten(),
-            injected_preview: injected_preview.flatten(),
+            injected_preview: injected_preview.flatten().map(LazyText::Text),
             prompt_builder_version: prompt_builder_version.flatten(),
             model_context_limit_tokens: model_context_limit_tokens.flatten(),
         }))
