@@ -14,6 +14,7 @@ pub mod check;
 pub mod error;
 pub mod formats;
 mod fxhash;
+mod intern;
 pub mod lines;
 pub mod pack;
 pub mod redact;

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::fxhash::FxHashMap;
+use crate::intern::Interner;
 
 use serde::{Deserialize, Serialize};
 
@@ -299,13 +299,15 @@ pub struct ReportBuilder {
     invalid: Vec<Invalid>,
     skipped: Vec<Skipped>,
     clip_histogram: ClipHistogram,
-    tool_index: FxHashMap<Box<str>, u32>,
-    tools: Vec<(Box<str>, ToolAcc)>,
-    /// (spans, silent clips) per prompt builder version; `no_builder` for spans without one.
-    builders: FxHashMap<Box<str>, (u64, u64)>,
+    /// Tool names, and per tool (by the same index) what its medians need.
+    tool_names: Interner,
+    tools: Vec<ToolAcc>,
+    /// Prompt builder versions, and per version (spans, silent clips); `no_builder` for
+    /// spans without one.
+    builder_names: Interner,
+    builders: Vec<(u64, u64)>,
     no_builder: (u64, u64),
-    parent_index: FxHashMap<Box<str>, u32>,
-    parents: Vec<Box<str>>,
+    parents: Interner,
     /// Every span with an id, in input order, and their ids end to end.
     nodes: Vec<Node>,
     ids: String,
@@ -350,10 +352,9 @@ impl ReportBuilder {
         reason: String,
     ) {
         if let Some(id) = span_id.as_deref() {
-            let parent = parent_id.as_deref().filter(|p| !p.is_empty()).map(|p| {
-                let parents = &mut self.parents;
-                intern(&mut self.parent_index, p, |n| parents.push(n.into()))
-            });
+            let parent = (parent_id.as_deref())
+                .filter(|p| !p.is_empty())
+                .map(|p| self.parents.intern(p));
             let other = NodeName::Other(self.other_names.len() as u32);
             self.other_names.push(name.unwrap_or_default().into());
             self.node(id, parent, None, line, other);
@@ -415,10 +416,11 @@ impl ReportBuilder {
             self.counts.warned += 1;
         }
 
-        let tool = intern(&mut self.tool_index, name, |n| {
-            self.tools.push((n.into(), ToolAcc::default()))
-        });
-        let acc = &mut self.tools[tool as usize].1;
+        let tool = self.tool_names.intern(name);
+        if tool as usize == self.tools.len() {
+            self.tools.push(ToolAcc::default());
+        }
+        let acc = &mut self.tools[tool as usize];
         acc.spans += 1;
         acc.observed.extend(rec.observed_bytes);
         acc.injected.extend(rec.injected_bytes);
@@ -426,18 +428,18 @@ impl ReportBuilder {
         let silent = u64::from(verdict.status == Status::SilentClip);
         let builder = match rec.prompt_builder_version.as_deref() {
             None => &mut self.no_builder,
-            Some(v) => match self.builders.get_mut(v) {
-                Some(b) => b,
-                None => self.builders.entry(v.into()).or_default(),
-            },
+            Some(v) => {
+                let b = self.builder_names.intern(v) as usize;
+                if b == self.builders.len() {
+                    self.builders.push((0, 0));
+                }
+                &mut self.builders[b]
+            }
         };
         builder.0 += 1;
         builder.1 += silent;
 
-        let parent = rec.parent_id.as_deref().map(|p| {
-            let parents = &mut self.parents;
-            intern(&mut self.parent_index, p, |n| parents.push(n.into()))
-        });
+        let parent = rec.parent_id.as_deref().map(|p| self.parents.intern(p));
         if let Some(id) = rec.span_id.as_deref() {
             self.node(id, parent, Some(verdict.status), line, NodeName::Tool(tool));
         }
@@ -510,8 +512,9 @@ impl ReportBuilder {
     }
 
     pub fn finish(mut self) -> Report {
-        // Stable sort: within a priority, input order (line) is kept, as in the seed.
-        self.rows.sort_by_key(|r| (r.status.priority(), r.line));
+        // Rows arrive in line order, so a stable split by priority is the sort the seed
+        // asks for (worst first, then by line) without moving rows more than once.
+        self.rows = by_priority(std::mem::take(&mut self.rows));
         let rollup = self.rollup();
         let counts = self.counts;
         let silent_clips_per_100 = if counts.total == 0 {
@@ -519,9 +522,8 @@ impl ReportBuilder {
         } else {
             counts.silent_clip as f64 * 100.0 / counts.total as f64
         };
-        let mut tools: Vec<ToolStats> = self
-            .tools
-            .into_iter()
+        let mut tools: Vec<ToolStats> = (self.tool_names.into_names().into_iter())
+            .zip(self.tools)
             .map(|(name, mut acc)| ToolStats {
                 name: name.into(),
                 spans: acc.spans,
@@ -531,9 +533,8 @@ impl ReportBuilder {
             .collect();
         tools.sort_by(|a, b| a.name.cmp(&b.name));
         let no_builder = (self.no_builder.0 > 0).then_some((None, self.no_builder));
-        let mut builders: Vec<BuilderStats> = self
-            .builders
-            .into_iter()
+        let mut builders: Vec<BuilderStats> = (self.builder_names.into_names().into_iter())
+            .zip(self.builders)
             .map(|(v, counts)| (Some(v), counts))
             .chain(no_builder)
             .map(|(version, (spans, silent))| BuilderStats {
@@ -573,7 +574,7 @@ impl ReportBuilder {
         for (n, node) in self.nodes.iter().enumerate() {
             let id = &self.ids[start..node.id_end];
             start = node.id_end;
-            if let Some(&pid) = self.parent_index.get(id) {
+            if let Some(pid) = self.parents.find(id) {
                 found[pid as usize].get_or_insert(n as u32);
             }
         }
@@ -593,7 +594,7 @@ impl ReportBuilder {
                     break;
                 }
                 seen.push(pid);
-                let id = &*self.parents[pid as usize];
+                let id = self.parents.name(pid);
                 let node = parent_nodes[pid as usize].map(|n| &self.nodes[n as usize]);
                 let own = node.and_then(|n| n.status);
                 if !own.is_some_and(Status::fails_run) {
@@ -602,7 +603,7 @@ impl ReportBuilder {
                         own_status: own,
                         line: node.map(|n| n.line),
                         name: node.map(|n| match n.name {
-                            NodeName::Tool(t) => self.tools[t as usize].0.to_string(),
+                            NodeName::Tool(t) => self.tool_names.name(t).to_string(),
                             NodeName::Other(o) => self.other_names[o as usize].to_string(),
                         }),
                         silent_clip: 0,
@@ -630,28 +631,39 @@ fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
     v.map(std::borrow::Cow::into_owned)
 }
 
-/// The index of `key` in an interned table, calling `push` to append it when new.
-#[inline(always)]
-fn intern(index: &mut FxHashMap<Box<str>, u32>, key: &str, push: impl FnOnce(&str)) -> u32 {
-    if let Some(&i) = index.get(key) {
-        return i;
-    }
-    let i = index.len() as u32;
-    index.insert(key.into(), i);
-    push(key);
-    i
-}
-
-/// The median of the values (mean of the middle two for an even count).
+/// The median of the values (mean of the middle two for an even count), by selection
+/// rather than a full sort: a tool of a large run has millions of lengths.
 fn median(values: &mut [u64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
-    values.sort_unstable();
-    let mid = values.len() / 2;
-    Some(if values.len() % 2 == 1 {
-        values[mid] as f64
+    let odd = values.len() % 2 == 1;
+    let (lower, &mut upper, _) = values.select_nth_unstable(values.len() / 2);
+    Some(if odd {
+        upper as f64
     } else {
-        (values[mid - 1] as f64 + values[mid] as f64) / 2.0
+        let below = lower.iter().copied().max().unwrap_or(upper);
+        (below as f64 + upper as f64) / 2.0
     })
+}
+
+/// Rows in priority order, input order kept within a priority (a stable bucket sort).
+fn by_priority(rows: Vec<Row>) -> Vec<Row> {
+    if rows
+        .windows(2)
+        .all(|w| (w[0].status.priority(), w[0].line) <= (w[1].status.priority(), w[1].line))
+    {
+        return rows;
+    }
+    let mut buckets: [Vec<Row>; 5] = Default::default();
+    let total = rows.len();
+    for row in rows {
+        buckets[usize::from(row.status.priority()).min(4)].push(row);
+    }
+    let mut out = Vec::with_capacity(total);
+    for bucket in &mut buckets {
+        bucket.sort_by_key(|r| r.line);
+        out.append(bucket);
+    }
+    out
 }

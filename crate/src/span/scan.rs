@@ -43,8 +43,7 @@ pub(super) fn scan(line: &[u8]) -> Option<SpanView<'_>> {
             s.ws();
             s.eat(b':')?;
             s.ws();
-            let field = FIELDS.iter().position(|f| *f == key);
-            match field {
+            match field_index(key) {
                 None => s.skip_value(0)?,
                 Some(index) => {
                     let bit = 1u16 << index;
@@ -83,6 +82,35 @@ const FIELDS: [&str; 13] = [
     "prompt_builder_version",
     "model_context_limit_tokens",
 ];
+
+/// The index of a known field in [`FIELDS`]: one comparison after a match on the length
+/// and first byte, instead of a comparison with every name.
+#[inline(always)]
+fn field_index(key: &str) -> Option<usize> {
+    let index = match (key.len(), key.as_bytes().first()?) {
+        (7, b's') => 0,
+        (9, b'p') => 1,
+        (4, b'n') => 2,
+        (6, b's') => 3,
+        (14, b'o') => 4,
+        (14, b'i') => 5,
+        (15, b'i') => 6,
+        (11, b'c') => 7,
+        (15, b's') => {
+            // sha256_observed / sha256_injected differ from their eighth byte.
+            if key.as_bytes()[7] == b'o' {
+                8
+            } else {
+                9
+            }
+        }
+        (16, b'i') => 10,
+        (22, b'p') => 11,
+        (26, b'm') => 12,
+        _ => return None,
+    };
+    crate::intern::eq(FIELDS[index].as_bytes(), key.as_bytes()).then_some(index)
+}
 
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
@@ -260,11 +288,13 @@ impl<'a> Scanner<'a> {
             if !c.is_ascii_digit() {
                 break;
             }
-            value = value.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+            // Nineteen digits never overflow a u64 (and wasm32 has no cheap checked 64-bit
+            // multiply); longer numbers go to the strict reader.
+            value = value.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
             self.i += 1;
         }
         let digits = self.i - start;
-        if digits == 0 || (digits > 1 && self.b[start] == b'0') {
+        if digits == 0 || digits > 19 || (digits > 1 && self.b[start] == b'0') {
             return None;
         }
         if matches!(self.b.get(self.i), Some(b'.' | b'e' | b'E')) {
