@@ -18,6 +18,7 @@ mod intern;
 pub mod lines;
 pub mod pack;
 pub mod redact;
+pub mod runs;
 pub mod span;
 pub mod truncate;
 

@@ -180,3 +180,40 @@ test('hop: a row per call, --log, --mutations-only, policy drift in diff', () =>
     s.done();
   }
 });
+
+test('diffRuns reads both files and picks the comparison the CLI and the page share', () => {
+  const rec = (status) => JSON.stringify(toolslice.toolSpan('grep', { q: 'x' }, 'hit', status));
+  const manifest = toolslice.diffRuns(`${rec('ok')}\n\n${rec('ok')}\n`, new TextEncoder().encode(`${rec('ok')}\n${rec('error')}\n`));
+  assert.equal(manifest.kind, 'manifest');
+  assert.equal(manifest.left_records, 2);
+  assert.equal(manifest.differs, true);
+  assert.equal(manifest.diff.only_right.length, 1);
+  assert.equal(manifest.diff.only_right[0][1], 'error');
+
+  const span = (injected, hash) => JSON.stringify({ name: 'read_file', observed_bytes: 100, injected_bytes: injected, injected_tokens: 25, clip_reason: injected < 100 ? 'prompt_token_cap' : 'none', sha256_observed: 'aa', sha256_injected: hash });
+  const slices = toolslice.diffRuns(span(100, 'aa'), span(40, 'bb'));
+  assert.equal(slices.kind, 'slices');
+  assert.equal(slices.diff.injected_changed.length, 1);
+  assert.equal(slices.differs, true);
+  assert.equal(toolslice.diffRuns(span(100, 'aa'), span(100, 'aa')).differs, false);
+
+  const hop = toolslice.classifyHop('abc', 'abc', 'abc', { toolCallId: 'c1' });
+  const hops = toolslice.diffRuns(JSON.stringify([hop]), JSON.stringify(hop));
+  assert.equal(hops.kind, 'hops');
+  assert.equal(hops.differs, false);
+  assert.equal(hops.diff.same, 1);
+
+  assert.throws(() => toolslice.diffRuns(JSON.stringify(hop), rec('ok')), { code: 'mixed_runs' });
+  assert.throws(() => toolslice.diffRuns(`${rec('ok')}\n{oops\n`, '', { leftName: 'a.jsonl' }),
+    (err) => err.code === 'invalid_json' && /^a\.jsonl, line 2: not JSON: /.test(err.message));
+  assert.throws(() => toolslice.diffRuns(new Uint8Array([0x7b, 0xff]), ''), { code: 'invalid_json' });
+});
+
+test('readRecords takes an array, one pretty-printed object or JSON lines', () => {
+  assert.deepEqual(toolslice.readRecords('[{"a":1},{"a":2}]'), [{ a: 1 }, { a: 2 }]);
+  assert.deepEqual(toolslice.readRecords('{\n  "a": 1\n}\n'), [{ a: 1 }]);
+  assert.deepEqual(toolslice.readRecords('{"a":1}\r\n\n{"a":2}\n'), [{ a: 1 }, { a: 2 }]);
+  assert.deepEqual(toolslice.readRecords('  \n'), []);
+  assert.throws(() => toolslice.readRecords('{"a":1}\nnope\n', 'x.jsonl'),
+    (err) => err.code === 'invalid_json' && err.message.startsWith('x.jsonl, line 2: not JSON: '));
+});

@@ -1,13 +1,12 @@
-// The diff view: two runs → the package's comparison. Span records (as `toolslice record`
-// writes them: name, status, args_sha256, result_sha256) go through manifest and
-// diffManifests (the multiset diff, only_left / only_right); hop rows (as `toolslice hop`
-// writes them) go through compareRuns (same, changed, policy drift). Reading the files and
-// laying out the result is all this file does; `toolslice diff` reads files the same way.
+// The diff view: two runs → the package's `diffRuns`, which reads both files and picks the
+// comparison from what they hold: clip-aware span files (same observed bytes, different
+// injected slice), span records (as `toolslice record` writes them: the multiset diff,
+// only_left / only_right) or hop rows (as `toolslice hop` writes them: same, changed, policy
+// drift). Laying out the result is all this file does; `toolslice diff` calls the same
+// function.
 import { el, num, scrollBox } from './dom.js';
-import { byteField, readRecords } from './inputs.js';
+import { byteField } from './inputs.js';
 import { loadToolslice } from './wasm.js';
-
-const isHopRow = (r) => r !== null && typeof r === 'object' && 'mutation_hop' in r;
 
 export function initDiffView(root) {
   const results = el('div', { class: 'diff-results', 'aria-live': 'polite' });
@@ -40,36 +39,20 @@ export function initDiffView(root) {
       return;
     }
     const toolslice = await loadToolslice();
-    let recs;
     try {
-      recs = [readRecords(texts[0], left.source() ?? 'left run'), readRecords(texts[1], right.source() ?? 'right run')];
-    } catch (err) {
-      results.replaceChildren(el('p', { class: 'file-error', role: 'alert' }, el('span', { class: 'icon', 'aria-hidden': 'true' }, '✖'), ' ', err.message));
-      return;
-    }
-    const hops = recs.map((r) => r.length > 0 && r.every(isHopRow));
-    const clipAware = recs.every((r) => r.length > 0 && r.every(isClipAware));
-    try {
-      if (clipAware) {
-        results.replaceChildren(renderSlices(toolslice.compareSpanRuns(texts[0], texts[1])));
-      } else if (hops[0] || hops[1]) {
-        if (!(hops[0] || recs[0].length === 0) || !(hops[1] || recs[1].length === 0)) {
-          throw new Error('One run holds hop rows and the other does not: compare runs of the same kind.');
-        }
-        results.replaceChildren(renderHops(toolslice.compareRuns(recs[0], recs[1]), recs));
-      } else {
-        const diff = toolslice.diffManifests(toolslice.manifest(recs[0]), toolslice.manifest(recs[1]));
-        results.replaceChildren(renderManifest(diff, recs));
-      }
+      // Reading the records and choosing the comparison are the package's `diffRuns`, the
+      // same function `toolslice diff` calls.
+      const result = toolslice.diffRuns(texts[0], texts[1], { leftName: left.source() ?? 'left run', rightName: right.source() ?? 'right run' });
+      const counts = [result.left_records, result.right_records];
+      if (result.kind === 'slices') results.replaceChildren(renderSlices(result.diff));
+      else if (result.kind === 'hops') results.replaceChildren(renderHops(result.diff, counts));
+      else results.replaceChildren(renderManifest(result.diff, counts));
     } catch (err) {
       results.replaceChildren(el('p', { class: 'file-error', role: 'alert' }, el('span', { class: 'icon', 'aria-hidden': 'true' }, '✖'), ' ', err.message));
     }
   }
   compute();
 }
-
-/** Clip-aware span records (seed 000): they carry observed/injected lengths or hashes. */
-const isClipAware = (r) => r !== null && typeof r === 'object' && ('observed_bytes' in r || 'sha256_observed' in r);
 
 /** compareSpanRuns: same observed hash, different injected slice; builder changes. */
 function renderSlices(cmp) {
@@ -128,25 +111,25 @@ function manifestTable(caption, sign, entries, cls) {
       : el('tr', {}, el('td', { colspan: 5, class: 'hint' }, 'none')))));
 }
 
-function renderManifest(diff, recs) {
+function renderManifest(diff, counts) {
   const changed = diff.only_left.length + diff.only_right.length;
   return el('div', {},
     el('div', { class: `verdict ${changed ? 'fail' : 'pass'}` },
       el('span', { class: 'icon', 'aria-hidden': 'true' }, changed ? '▲' : '✔'),
       el('p', {}, el('strong', {}, changed ? 'The tool boundary changed. ' : 'Same tool boundary. '),
-        `${num(recs[0].length)} spans left, ${num(recs[1].length)} right; ${num(diff.only_left.length)} only left, ${num(diff.only_right.length)} only right. `,
+        `${num(counts[0])} spans left, ${num(counts[1])} right; ${num(diff.only_left.length)} only left, ${num(diff.only_right.length)} only right. `,
         changed ? 'A span only one run has is a call with other arguments or another result.' : 'The manifests are equal as multisets. That proves the boundary was stable, not that the outputs were wise.')),
     manifestTable('Only in the left run', '−', diff.only_left, 'only-left'),
     manifestTable('Only in the right run', '+', diff.only_right, 'only-right'));
 }
 
-function renderHops(cmp, recs) {
+function renderHops(cmp, counts) {
   const changed = cmp.changed + cmp.only_left + cmp.only_right;
   return el('div', {},
     el('div', { class: `verdict ${changed ? 'fail' : 'pass'}` },
       el('span', { class: 'icon', 'aria-hidden': 'true' }, changed ? '▲' : '✔'),
       el('p', {}, el('strong', {}, changed ? 'Some tool calls changed. ' : 'No tool call changed. '),
-        `${num(recs[0].length)} hop rows left, ${num(recs[1].length)} right: ${num(cmp.same)} same, ${num(cmp.changed)} changed, `,
+        `${num(counts[0])} hop rows left, ${num(counts[1])} right: ${num(cmp.same)} same, ${num(cmp.changed)} changed, `,
         `${num(cmp.policy_drift)} policy drift, ${num(cmp.only_left)} only left, ${num(cmp.only_right)} only right.`)),
     scrollBox('Tool calls compared', el('table', { class: 'mini hop-compare' },
       el('caption', {}, 'Tool calls, paired by tool_call_id (else by position)'),

@@ -1,5 +1,5 @@
-// Input helpers shared by the small views: a text box that also takes a dropped or chosen
-// file (kept as exact bytes), and a reader for files of JSON records.
+// Input helper shared by the small views: a text box that also takes a dropped or chosen
+// file (kept as exact bytes).
 import { el, bytes as fmtBytes } from './dom.js';
 
 /**
@@ -60,39 +60,4 @@ export function byteField({ id, label, hint, rows = 5, onchange }) {
       onchange();
     },
   };
-}
-
-/**
- * The JSON records of a text: a JSON array, one JSON object, or JSON lines (blank lines
- * skipped), read the way `toolslice diff` reads its files. Throws an Error naming the line.
- */
-export function readRecords(text, name) {
-  const trimmed = text.trim();
-  if (trimmed === '') return [];
-  if (trimmed.startsWith('[')) {
-    let value;
-    try {
-      value = JSON.parse(trimmed);
-    } catch (err) {
-      throw new Error(`${name}: not JSON: ${err.message}`);
-    }
-    if (Array.isArray(value)) return value;
-  }
-  const records = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (line === '') continue;
-    try {
-      records.push(JSON.parse(line));
-    } catch (err) {
-      if (records.length === 0) {
-        try {
-          return [JSON.parse(trimmed)];
-        } catch { /* name the line below */ }
-      }
-      throw new Error(`${name}, line ${i + 1}: not JSON: ${err.message}`);
-    }
-  }
-  return records;
 }

@@ -1,6 +1,6 @@
 // `toolslice diff LEFT RIGHT`: compare two runs, as span manifests or as hop rows.
-import { parse, UsageError } from './common.mjs';
-import { readRecords, write } from './records.mjs';
+import { parse, readAll, UsageError } from './common.mjs';
+import { write } from './records.mjs';
 
 export const summary = 'diff two runs: span manifests (multiset) or hop rows (policy drift)';
 
@@ -29,32 +29,25 @@ export async function run(args, { toolslice, stdout, stderr }) {
   if (positionals.length !== 2) throw new UsageError('give two files: toolslice diff LEFT RIGHT');
   const [leftFile, rightFile] = positionals;
   if (leftFile === '-' && rightFile === '-') throw new UsageError('only one of LEFT and RIGHT can be stdin');
-  const left = await readRecords(leftFile);
-  const right = await readRecords(rightFile);
-  const isClipAware = (records) => records.length > 0 && records.every((r) => r && typeof r === 'object' && ('observed_bytes' in r || 'sha256_observed' in r));
-  if (isClipAware(left) && isClipAware(right)) {
-    return diffSlices(toolslice, leftFile, rightFile, values.json, stdout);
-  }
-  const isHop = (records) => records.length > 0 && records.every((r) => r && typeof r === 'object' && 'mutation_hop' in r);
-  if (isHop(left) || isHop(right)) {
-    if (!(isHop(left) || left.length === 0) || !(isHop(right) || right.length === 0)) {
-      throw new UsageError('one file holds hop rows and the other does not');
-    }
-    return diffHops(toolslice, left, right, values.json, stdout, stderr);
-  }
-  const diff = toolslice.diffManifests(toolslice.manifest(left), toolslice.manifest(right));
-  if (values.json) {
+  // Reading, kind detection and the comparison are the package's (the page's diff view
+  // calls the same function); a coded error exits 2 with its one-line message.
+  const result = toolslice.diffRuns(await readAll(leftFile), await readAll(rightFile), {
+    leftName: leftFile === '-' ? 'stdin' : leftFile,
+    rightName: rightFile === '-' ? 'stdin' : rightFile,
+  });
+  const { kind, diff } = result;
+  if (kind === 'slices') await writeSlices(diff, values.json, stdout);
+  else if (kind === 'hops') await writeHops(diff, values.json, stdout, stderr);
+  else if (values.json) {
     await write(stdout, JSON.stringify(diff) + '\n');
   } else {
     const row = (sign, entry) => `${sign} ${entry.map((f) => f ?? '-').join(' ')}\n`;
     await write(stdout, diff.only_left.map((e) => row('-', e)).join('') + diff.only_right.map((e) => row('+', e)).join(''));
   }
-  return diff.only_left.length + diff.only_right.length > 0 ? 1 : 0;
+  return result.differs ? 1 : 0;
 }
 
-async function diffSlices(toolslice, leftFile, rightFile, json, stdout) {
-  const { readAll } = await import('./common.mjs');
-  const cmp = toolslice.compareSpanRuns(await readAll(leftFile), await readAll(rightFile));
+async function writeSlices(cmp, json, stdout) {
   if (json) {
     await write(stdout, JSON.stringify(cmp, null, 2) + '\n');
   } else {
@@ -65,11 +58,9 @@ async function diffSlices(toolslice, leftFile, rightFile, json, stdout) {
     lines.push(`# injected_changed=${cmp.injected_changed.length} unchanged=${cmp.unchanged} only_left=${cmp.only_left} only_right=${cmp.only_right}\n`);
     await write(stdout, lines.join(''));
   }
-  return cmp.injected_changed.length > 0 || cmp.builder_changed ? 1 : 0;
 }
 
-async function diffHops(toolslice, left, right, json, stdout, stderr) {
-  const cmp = toolslice.compareRuns(left, right);
+async function writeHops(cmp, json, stdout, stderr) {
   if (json) {
     await write(stdout, JSON.stringify(cmp, null, 2) + '\n');
   } else {
@@ -89,5 +80,4 @@ async function diffHops(toolslice, left, right, json, stdout, stderr) {
       `toolslice: ${cmp.same} same, ${cmp.changed} changed, ${cmp.policy_drift} policy drift, ${cmp.only_left} only left, ${cmp.only_right} only right\n`,
     );
   }
-  return cmp.changed + cmp.only_left + cmp.only_right > 0 ? 1 : 0;
 }

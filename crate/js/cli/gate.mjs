@@ -38,7 +38,7 @@ export async function run(args, { toolslice, stdout, stderr }) {
   if (values.store === undefined && values.fetched === undefined) {
     throw new UsageError('give --store DIR (export check), --fetched FILE (read-back), or both');
   }
-  const spans = await readRecords(values.spans);
+  const spans = await readRecords(toolslice, values.spans);
   const result = {};
   let failed = false;
   if (values.store !== undefined) {
@@ -46,7 +46,7 @@ export async function run(args, { toolslice, stdout, stderr }) {
     failed ||= result.problems.length > 0;
   }
   if (values.fetched !== undefined) {
-    result.read_back = toolslice.readBack(spans, await readRecords(values.fetched));
+    result.read_back = toolslice.readBack(spans, await readRecords(toolslice, values.fetched));
     failed ||= !result.read_back.ok;
   }
   if (values.json) {

@@ -59,7 +59,7 @@ export async function run(args, { toolslice, stdout, stderr }) {
 
   const options = { runId: values['run-id'], toolCallId: values['call-id'], toolName: values.tool };
   if (values.receipts !== undefined) {
-    const receipts = await readRecords(values.receipts);
+    const receipts = await readRecords(toolslice, values.receipts);
     options.redactions = receipts.flat();
   }
   // Adapter and model first: the process stream is classified only after it closes.

@@ -1,47 +1,17 @@
 // Reading JSON records (spans, hop rows) and the directory body store for the proof
-// commands (hash, record, gate, diff, hop). File I/O only: every decision is in Rust.
+// commands (hash, record, gate, hop). File I/O only: every decision is in Rust.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readAll, UsageError } from './common.mjs';
 
 /**
- * The records of a file (or stdin for '-' / undefined): a JSON array of objects, one JSON
- * object, or JSON lines (one object per line; blank lines are skipped). A line that is not
- * JSON is a UsageError naming the file and line.
+ * The records of a file (or stdin for '-' / undefined), read by the package's
+ * `readRecords`: a JSON array, one JSON object, or JSON lines.
  */
-export async function readRecords(path) {
+export async function readRecords(toolslice, path) {
   const name = path === undefined || path === '-' ? 'stdin' : path;
-  const text = (await readAll(path)).toString('utf8');
-  const trimmed = text.trim();
-  if (trimmed === '') return [];
-  if (trimmed.startsWith('[')) {
-    try {
-      const value = JSON.parse(trimmed);
-      if (Array.isArray(value)) return value;
-    } catch (err) {
-      throw new UsageError(`${name}: not JSON: ${err.message}`);
-    }
-  }
-  const records = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (line === '') continue;
-    try {
-      records.push(JSON.parse(line));
-    } catch (err) {
-      // A single pretty-printed object spans several lines: try the whole text once.
-      if (records.length === 0) {
-        try {
-          return [JSON.parse(trimmed)];
-        } catch {
-          /* report the line below */
-        }
-      }
-      throw new UsageError(`${name}:${i + 1}: not JSON: ${err.message}`);
-    }
-  }
-  return records;
+  // A coded error (invalid_json) exits 2 with its message, which names the file and line.
+  return toolslice.readRecords(await readAll(path), name);
 }
 
 /**

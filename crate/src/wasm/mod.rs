@@ -22,6 +22,7 @@ pub mod hash;
 pub mod hop;
 pub mod pack;
 pub mod redact;
+pub mod runs;
 pub mod truncate;
 
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
