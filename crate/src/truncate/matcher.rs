@@ -13,6 +13,8 @@
 //! digits and `_` are word characters, so a keyword next to a non-ASCII character still
 //! matches (the matcher errs towards keeping a line).
 
+use super::lines::Line;
+
 /// A keyword checked at a word start.
 struct Keyword {
     text: &'static [u8],
@@ -29,7 +31,7 @@ const fn kw(text: &'static str, bounded: bool) -> Keyword {
 }
 
 /// Keywords by their first (lower-case) letter.
-fn keywords(first: u8) -> &'static [Keyword] {
+const fn keywords(first: u8) -> &'static [Keyword] {
     const A: &[Keyword] = &[kw("abort", false), kw("assertion", false)];
     const C: &[Keyword] = &[
         kw("cannot", true),
@@ -92,7 +94,7 @@ fn keywords(first: u8) -> &'static [Keyword] {
 }
 
 /// ASCII letters, digits and `_`.
-static WORD: [bool; 256] = {
+pub(crate) static WORD: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
     while i < 256 {
@@ -138,7 +140,9 @@ fn matches_at_word_start(line: &[u8], i: usize) -> bool {
 /// `TypeError`, `AssertionError`, `NullPointerException`: a capital `E` inside a word, after
 /// a lower-case letter or digit.
 fn matches_camel(line: &[u8], j: usize) -> bool {
-    let prev = line[j - 1];
+    let Some(&prev) = j.checked_sub(1).and_then(|p| line.get(p)) else {
+        return false;
+    };
     if !(prev.is_ascii_lowercase() || prev.is_ascii_digit()) {
         return false;
     }
@@ -148,26 +152,129 @@ fn matches_camel(line: &[u8], j: usize) -> bool {
 
 /// Whether a line (without its terminator) reports an error or failure.
 pub(crate) fn is_error_line(line: &[u8]) -> bool {
-    let n = line.len();
-    let mut i = 0;
-    while i < n {
-        if !is_word(line[i]) {
-            i += 1;
-            continue;
+    next_match(line, 0).is_some()
+}
+
+/// Which of `lines` report an error, by one scan of the whole text rather than one call per
+/// line. The answers equal `is_error_line` on each line's content: a match cannot straddle a
+/// line end, because no keyword contains `\r` or `\n` and both are non-word characters, so
+/// the bytes around a line's content (the terminator, the previous line's `\n`) decide
+/// word boundaries exactly as the content's own ends do. After a match the scan resumes at
+/// the next line.
+pub(crate) fn error_flags(src: &[u8], lines: &[Line]) -> Vec<bool> {
+    let mut flags = vec![false; lines.len()];
+    let mut k = 0;
+    let mut at = 0;
+    while let Some(p) = next_match(src, at) {
+        while lines[k].end <= p {
+            k += 1;
         }
-        if matches_at_word_start(line, i) {
-            return true;
-        }
-        let mut j = i + 1;
-        while j < n && is_word(line[j]) {
-            if line[j] == b'E' && matches_camel(line, j) {
-                return true;
-            }
-            j += 1;
-        }
-        i = j;
+        flags[k] = true;
+        at = lines[k].end;
     }
-    false
+    flags
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `v` (whose bytes are all below 0x80) within `lo..=hi`.
+#[inline(always)]
+fn between(v: u64, lo: u8, hi: u8) -> u64 {
+    let ge_lo = v + LO * (0x80 - lo as u64);
+    let gt_hi = v + LO * (0x7F - hi as u64);
+    ge_lo & !gt_hi & HI
+}
+
+/// High bit set in each byte of `w` that is a word character (see [`WORD`]).
+#[inline(always)]
+fn word_bytes(w: u64) -> u64 {
+    let a = w & !HI;
+    let letter = between(a | (LO * 0x20), b'a', b'z');
+    let digit = between(a, b'0', b'9');
+    let under = between(a, b'_', b'_');
+    (letter | digit | under) & !w
+}
+
+/// The first position at or after `from` where `hay` matches: a word start (`from` is one
+/// when `hay[from - 1]` is not a word character) with a keyword, or a camel-case `Error` /
+/// `Exception`.
+///
+/// Log lines are mostly words that match nothing, so this does not walk them byte by byte:
+/// it finds the word starts and capital `E`s of eight bytes at once (bit tricks on a `u64`,
+/// which compile to plain integer code natively and in wasm), and runs the keyword checks
+/// only there, after a table lookup on the first two letters rejects the common words.
+fn next_match(hay: &[u8], from: usize) -> Option<usize> {
+    let n = hay.len();
+    let mut base = from;
+    // The word flag of the byte before `base`, where the next word's shifted flags put it.
+    let mut carry = if from > 0 && is_word(hay[from - 1]) {
+        0x80
+    } else {
+        0
+    };
+    while base < n {
+        let w = match hay.get(base..base + 8) {
+            Some(b) => u64::from_le_bytes(b.try_into().unwrap()),
+            None => {
+                // Zero padding: non-word, not `E`.
+                let mut b = [0u8; 8];
+                b[..n - base].copy_from_slice(&hay[base..]);
+                u64::from_le_bytes(b)
+            }
+        };
+        let word = word_bytes(w);
+        let starts = word & !((word << 8) | carry);
+        carry = word >> 56;
+        let caps = between(w & !HI, b'E', b'E') & !w;
+        let mut cand = starts | caps;
+        while cand != 0 {
+            let bit = cand & cand.wrapping_neg();
+            let i = base + (bit.trailing_zeros() / 8) as usize;
+            let hit = if starts & bit != 0 {
+                may_start_keyword(hay, i) && matches_at_word_start(hay, i)
+            } else {
+                matches_camel(hay, i)
+            };
+            if hit {
+                return Some(i);
+            }
+            cand ^= bit;
+        }
+        base += 8;
+    }
+    None
+}
+
+/// First two letters (lower-cased) of every keyword: `FIRST2[first]` has bit `second - 'a'`
+/// set when some keyword (or `returned`) starts with those two letters.
+static FIRST2: [u32; 128] = {
+    let mut t = [0u32; 128];
+    let firsts = b"acdefknoprstu";
+    let mut f = 0;
+    while f < firsts.len() {
+        let list = keywords(firsts[f]);
+        let mut k = 0;
+        while k < list.len() {
+            let kw = list[k].text;
+            t[kw[0] as usize] |= 1 << (kw[1] - b'a');
+            k += 1;
+        }
+        f += 1;
+    }
+    t[b'r' as usize] |= 1 << (b'e' - b'a'); // returned
+    t
+};
+
+/// A cheap necessary condition for `matches_at_word_start`: the first two letters begin a
+/// keyword (every keyword is at least three bytes long, its first two letters).
+#[inline(always)]
+fn may_start_keyword(hay: &[u8], i: usize) -> bool {
+    let (Some(&a), Some(&b)) = (hay.get(i), hay.get(i + 1)) else {
+        return false;
+    };
+    let second = b.to_ascii_lowercase().wrapping_sub(b'a');
+    second < 26 && FIRST2[(a.to_ascii_lowercase() & 0x7F) as usize] & (1 << second) != 0
 }
 
 /// Whether a line (without its terminator) starts a definition: a function, method, class,
@@ -276,7 +383,141 @@ mod tests {
     use super::*;
 
     fn err(s: &str) -> bool {
-        is_error_line(s.as_bytes())
+        let fast = is_error_line(s.as_bytes());
+        assert_eq!(fast, per_byte(s.as_bytes()), "{s:?}");
+        fast
+    }
+
+    /// The matcher's definition, one byte at a time (the word-at-a-time scan must agree).
+    fn per_byte(line: &[u8]) -> bool {
+        let n = line.len();
+        let mut i = 0;
+        while i < n {
+            if !is_word(line[i]) {
+                i += 1;
+                continue;
+            }
+            if matches_at_word_start(line, i) {
+                return true;
+            }
+            let mut j = i + 1;
+            while j < n && is_word(line[j]) {
+                if line[j] == b'E' && matches_camel(line, j) {
+                    return true;
+                }
+                j += 1;
+            }
+            i = j;
+        }
+        false
+    }
+
+    #[test]
+    fn word_bytes_agrees_with_the_table() {
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                let w = (b as u64) << (8 * lane) | 0x2020_2020_2020_2020 & !(0xFF << (8 * lane));
+                let want = if is_word(b) { 0x80 << (8 * lane) } else { 0 };
+                assert_eq!(word_bytes(w) & (0xFF << (8 * lane)), want, "byte {b:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn scan_agrees_with_per_byte_matcher() {
+        let pieces: &[&[u8]] = &[
+            b"error",
+            b"Err",
+            b"ERRNO",
+            b"s",
+            b"failed",
+            b"x",
+            b"_",
+            b"9",
+            b" ",
+            b"\t",
+            b"-",
+            b"TypeError",
+            b"Exception",
+            b"E",
+            b"eE",
+            b"aE",
+            b"returned ",
+            b"7",
+            b"no such file",
+            b"could not",
+            b"couldn't",
+            b"exit code",
+            b"non-zero",
+            b"panicked",
+            b"\xc3\xa9",
+            b"\xe2\x82\xac",
+            b"\x80",
+            b"\xff",
+            b"tr",
+            b"traceback",
+            b"transforming",
+            b"co",
+            b"unable to",
+            b"killed",
+            b"KILLED",
+            b"out of memory",
+            b"abort",
+            b"/",
+            b"(",
+            b"\r",
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for _ in 0..20000 {
+            let mut line = Vec::new();
+            for _ in 0..next(12) {
+                line.extend_from_slice(pieces[next(pieces.len())]);
+            }
+            assert_eq!(
+                is_error_line(&line),
+                per_byte(&line),
+                "{:?}",
+                String::from_utf8_lossy(&line)
+            );
+            for from in 0..line.len() {
+                // From the middle: as if the line started there after a non-word byte, or
+                // inside a word when the byte before is a word byte.
+                let got = next_match(&line, from);
+                let want = (from..line.len()).find(|&p| {
+                    let start = is_word(line[p]) && (p == 0 || !is_word(line[p - 1]));
+                    (start && matches_at_word_start(&line, p))
+                        || (!start && line[p] == b'E' && matches_camel(&line, p))
+                });
+                assert_eq!(
+                    got,
+                    want,
+                    "{:?} from {from}",
+                    String::from_utf8_lossy(&line)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn whole_text_flags_equal_line_by_line() {
+        let text = "ok\nerror: x\r\nfine Error\r\nExit code 1\nTypeError\n\nx\nreturned 3\r\nreturned \n7\nabc";
+        let lines = super::super::lines::split_lines(text);
+        let flags = error_flags(text.as_bytes(), &lines);
+        let want: Vec<bool> = lines
+            .iter()
+            .map(|l| per_byte(l.content(text).as_bytes()))
+            .collect();
+        assert_eq!(flags, want);
+        assert_eq!(
+            flags,
+            [false, true, true, true, true, false, false, true, false, false, false]
+        );
     }
 
     #[test]

@@ -474,28 +474,25 @@ impl Truncation {
     }
 }
 
-/// Byte offset → UTF-16 offset for a known set of byte offsets, in one pass over the text.
+/// Byte offset → UTF-16 offset for a known set of byte offsets: the UTF-16 units before each
+/// one, counted from the previous one, so the text is read once and only up to the last
+/// offset. The count works on bytes, a word at a time (`budget::utf16_units`), not char by
+/// char: the input is often megabytes of ASCII.
 struct Utf16Map(Vec<(usize, usize)>);
 
 impl Utf16Map {
     fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
         at.sort_unstable();
         at.dedup();
+        let bytes = text.as_bytes();
         let mut map = Vec::with_capacity(at.len());
         let mut units = 0;
-        let mut next = at.iter().peekable();
-        for (i, c) in text
-            .char_indices()
-            .chain(std::iter::once((text.len(), '\0')))
-        {
-            while let Some(&&b) = next.peek() {
-                if b > i {
-                    break;
-                }
-                map.push((b, units));
-                next.next();
-            }
-            units += c.len_utf16();
+        let mut prev = 0;
+        // Offsets beyond the text have no mapping (and read as 0), as before.
+        for b in at.into_iter().take_while(|&b| b <= bytes.len()) {
+            units += budget::utf16_units(&bytes[prev..b]);
+            map.push((b, units));
+            prev = b;
         }
         Utf16Map(map)
     }
@@ -533,13 +530,13 @@ pub fn truncate_with(
             _ => Ok(Measure::for_unit(unit).of(s)),
         }
     };
-    let full = if header.is_empty() {
-        std::borrow::Cow::Borrowed(text)
-    } else {
-        std::borrow::Cow::Owned(format!("{header}{text}"))
+    // Bytes, chars and UTF-16 units add up, so the header is measured apart from the text
+    // (no copy of a large text behind it); a token counter must see them together.
+    let full_size = match unit {
+        Unit::Tokens if header.is_empty() => size(text)?,
+        Unit::Tokens => size(&format!("{header}{text}"))?,
+        _ => size(&header)? + size(text)?,
     };
-    let full_size = size(&full)?;
-    drop(full);
 
     let ctx = Ctx::new(text, options, Measure::for_unit(unit));
     if full_size <= limit {
@@ -713,12 +710,8 @@ impl<'a> Ctx<'a> {
 
     /// Which lines match the error patterns (computed once).
     pub fn error_flags(&self) -> &[bool] {
-        self.errors.get_or_init(|| {
-            self.lines
-                .iter()
-                .map(|l| matcher::is_error_line(l.content(self.src).as_bytes()))
-                .collect()
-        })
+        self.errors
+            .get_or_init(|| matcher::error_flags(self.src.as_bytes(), &self.lines))
     }
 
     pub fn exit_reported(&self) -> bool {
