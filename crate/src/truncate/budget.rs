@@ -115,7 +115,6 @@ impl Measure {
     }
 }
 
-const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
 /// Chars in valid UTF-8: every byte that is not a continuation byte (`10xxxxxx`) starts one.

@@ -34,56 +34,101 @@ impl Line {
 }
 
 /// Splits `text` into lines (see the module docs for what a line is).
-///
-/// One pass over the text, eight bytes at a time: each word yields the exact set of its
-/// `\n` bytes, and lines are cut at those. (Searching for the next newline from each line
-/// start instead costs a call and a partial word per line, which dominates on the short lines
-/// of build logs.)
+#[cfg(test)]
 pub(crate) fn split_lines(text: &str) -> Vec<Line> {
+    split(text).lines
+}
+
+/// The lines of a text, and what the same pass learned on the way.
+pub(crate) struct Split {
+    pub lines: Vec<Line>,
+    /// The text is all ASCII: every measure of a stretch of it is its byte length.
+    pub ascii: bool,
+    /// Indices of the lines whose content holds a `\r` (progress redraws), ascending.
+    pub cr_lines: Vec<usize>,
+}
+
+/// Splits `text` into lines in one pass, eight bytes at a time: each word yields the exact
+/// sets of its `\n` and `\r` bytes, and lines are cut at the former. (Searching for the
+/// next newline from each line start instead costs a call and a partial word per line,
+/// which dominates on the short lines of build logs; so would measuring each line and
+/// searching it for `\r` afterwards, which this pass makes unnecessary.)
+pub(crate) fn split(text: &str) -> Split {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
-    const NL: u64 = LO * b'\n' as u64;
+    /// High bit set exactly in the bytes of `w` equal to `b` (no borrow between bytes).
+    #[inline(always)]
+    fn bytes_equal(w: u64, b: u8) -> u64 {
+        let x = w ^ (LO * b as u64);
+        !(((x & !HI) + !HI) | x) & HI
+    }
     let bytes = text.as_bytes();
     let mut lines = Vec::with_capacity(bytes.len() / 64 + 1);
+    let mut cr_lines = Vec::new();
     let mut start = 0;
-    let mut cut = |nl: usize, lines: &mut Vec<Line>| {
-        let content_end = if nl > start && bytes[nl - 1] == b'\r' {
-            nl - 1
+    // The first `\r` of the current line, if any (a stale one is before `start`).
+    let mut first_cr: Option<usize> = None;
+    // Called for each `\n` and `\r`, in order.
+    let mut at = |pos: usize, lines: &mut Vec<Line>, cr_lines: &mut Vec<usize>| {
+        if bytes[pos] == b'\r' {
+            if first_cr.is_none_or(|c| c < start) {
+                first_cr = Some(pos);
+            }
+            return;
+        }
+        let content_end = if pos > start && bytes[pos - 1] == b'\r' {
+            pos - 1
         } else {
-            nl
+            pos
         };
+        if first_cr.is_some_and(|c| c >= start && c < content_end) {
+            cr_lines.push(lines.len());
+        }
         lines.push(Line {
             start,
             content_end,
-            end: nl + 1,
+            end: pos + 1,
         });
-        start = nl + 1;
+        start = pos + 1;
     };
+    let mut any = 0u64;
     let mut words = bytes.chunks_exact(8);
     let mut base = 0;
     for w in words.by_ref() {
-        let x = u64::from_le_bytes(w.try_into().unwrap()) ^ NL;
-        // High bit set exactly in the zero bytes of x (no borrow between bytes).
-        let mut zero = !(((x & !HI) + !HI) | x) & HI;
-        while zero != 0 {
-            cut(base + (zero.trailing_zeros() / 8) as usize, &mut lines);
-            zero &= zero - 1;
+        let w = u64::from_le_bytes(w.try_into().unwrap());
+        any |= w;
+        let mut marks = bytes_equal(w, b'\n') | bytes_equal(w, b'\r');
+        while marks != 0 {
+            at(
+                base + (marks.trailing_zeros() / 8) as usize,
+                &mut lines,
+                &mut cr_lines,
+            );
+            marks &= marks - 1;
         }
         base += 8;
     }
     for (i, &b) in words.remainder().iter().enumerate() {
-        if b == b'\n' {
-            cut(base + i, &mut lines);
+        any |= u64::from(b);
+        if b == b'\n' || b == b'\r' {
+            at(base + i, &mut lines, &mut cr_lines);
         }
     }
     if start < bytes.len() {
+        if first_cr.is_some_and(|c| c >= start) {
+            cr_lines.push(lines.len());
+        }
         lines.push(Line {
             start,
             content_end: bytes.len(),
             end: bytes.len(),
         });
     }
-    lines
+    Split {
+        lines,
+        ascii: any & HI == 0,
+        cr_lines,
+    }
 }
 
 /// `(omitted_lines, partial_lines)`: lines none of whose bytes are kept, and lines of which
@@ -165,11 +210,18 @@ mod tests {
             if start < s.len() {
                 want.push((start, s.len(), s.len()));
             }
-            let got: Vec<_> = split_lines(&s)
+            let sp = split(&s);
+            let got: Vec<_> = sp
+                .lines
                 .iter()
                 .map(|l| (l.start, l.content_end, l.end))
                 .collect();
             assert_eq!(got, want, "{s:?}");
+            assert_eq!(sp.ascii, s.is_ascii());
+            let cr: Vec<usize> = (0..sp.lines.len())
+                .filter(|&i| sp.lines[i].content(&s).contains('\r'))
+                .collect();
+            assert_eq!(sp.cr_lines, cr, "{s:?}");
         }
     }
 

@@ -186,14 +186,15 @@ fn between(v: u64, lo: u8, hi: u8) -> u64 {
     ge_lo & !gt_hi & HI
 }
 
-/// High bit set in each byte of `w` that is a word character (see [`WORD`]).
+/// High bit set in each byte of `w` that is a word character (see [`WORD`]), and in each
+/// that is an ASCII letter.
 #[inline(always)]
-fn word_bytes(w: u64) -> u64 {
+fn word_bytes(w: u64) -> (u64, u64) {
     let a = w & !HI;
-    let letter = between(a | (LO * 0x20), b'a', b'z');
+    let letter = between(a | (LO * 0x20), b'a', b'z') & !w;
     let digit = between(a, b'0', b'9');
     let under = between(a, b'_', b'_');
-    (letter | digit | under) & !w
+    ((letter | digit | under) & !w, letter)
 }
 
 /// The first position at or after `from` where `hay` matches: a word start (`from` is one
@@ -223,10 +224,12 @@ fn next_match(hay: &[u8], from: usize) -> Option<usize> {
                 u64::from_le_bytes(b)
             }
         };
-        let word = word_bytes(w);
-        let starts = word & !((word << 8) | carry);
+        let (word, letter) = word_bytes(w);
+        let after_word = (word << 8) | carry;
         carry = word >> 56;
-        let caps = between(w & !HI, b'E', b'E') & !w;
+        // Keywords start with a letter; a camel-case `E` follows a word character.
+        let starts = letter & !after_word;
+        let caps = between(w & !HI, b'E', b'E') & !w & after_word;
         let mut cand = starts | caps;
         while cand != 0 {
             let bit = cand & cand.wrapping_neg();
@@ -246,35 +249,68 @@ fn next_match(hay: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// First two letters (lower-cased) of every keyword: `FIRST2[first]` has bit `second - 'a'`
-/// set when some keyword (or `returned`) starts with those two letters.
-static FIRST2: [u32; 128] = {
-    let mut t = [0u32; 128];
+/// The first four bytes of a keyword as a little-endian `u32` and the mask of those that
+/// exist (`err` has three).
+const fn prefix4(text: &[u8]) -> (u32, u32) {
+    let mut value = 0u32;
+    let mut mask = 0u32;
+    let mut k = 0;
+    while k < 4 && k < text.len() {
+        value |= (text[k] as u32) << (8 * k);
+        mask |= 0xFF << (8 * k);
+        k += 1;
+    }
+    (value, mask)
+}
+
+/// At most this many distinct keyword prefixes share a first letter (`e` and `u`).
+const PREFIXES_PER_LETTER: usize = 5;
+
+/// `PREFIXES[letter & 31]`: the distinct `prefix4`s of the keywords (and `returned`) that start
+/// with that letter; unused slots never match (mask 0, value not 0).
+static PREFIXES: [[(u32, u32); PREFIXES_PER_LETTER]; 32] = {
+    let mut t = [[(1u32, 0u32); PREFIXES_PER_LETTER]; 32];
     let firsts = b"acdefknoprstu";
     let mut f = 0;
     while f < firsts.len() {
+        let row = &mut t[(firsts[f] & 31) as usize];
         let list = keywords(firsts[f]);
         let mut k = 0;
-        while k < list.len() {
-            let kw = list[k].text;
-            t[kw[0] as usize] |= 1 << (kw[1] - b'a');
+        while k <= list.len() {
+            let p = if k < list.len() {
+                prefix4(list[k].text)
+            } else if firsts[f] == b'r' {
+                prefix4(b"returned ")
+            } else {
+                break;
+            };
+            let mut slot = 0;
+            while slot < PREFIXES_PER_LETTER && row[slot].1 != 0 && row[slot].0 != p.0 {
+                slot += 1;
+            }
+            assert!(slot < PREFIXES_PER_LETTER, "raise PREFIXES_PER_LETTER");
+            row[slot] = p;
             k += 1;
         }
         f += 1;
     }
-    t[b'r' as usize] |= 1 << (b'e' - b'a'); // returned
     t
 };
 
-/// A cheap necessary condition for `matches_at_word_start`: the first two letters begin a
-/// keyword (every keyword is at least three bytes long, its first two letters).
+/// A cheap necessary condition for `matches_at_word_start` at the letter `hay[i]`: its first
+/// four bytes, lower-cased, begin one of the keywords. OR-ing 0x20 lower-cases letters and
+/// leaves every other keyword byte (space, `-`, `'`) unchanged, so a case-insensitive match
+/// always passes; what else passes is rejected by the exact check. One load and a few
+/// compares, where comparing keyword by keyword costs a loop per keyword.
 #[inline(always)]
 fn may_start_keyword(hay: &[u8], i: usize) -> bool {
-    let (Some(&a), Some(&b)) = (hay.get(i), hay.get(i + 1)) else {
-        return false;
+    let Some(b) = hay.get(i..i + 4) else {
+        return true; // near the end: let the exact check decide
     };
-    let second = b.to_ascii_lowercase().wrapping_sub(b'a');
-    second < 26 && FIRST2[(a.to_ascii_lowercase() & 0x7F) as usize] & (1 << second) != 0
+    let p = u32::from_le_bytes(b.try_into().unwrap()) | 0x2020_2020;
+    PREFIXES[(p & 31) as usize]
+        .iter()
+        .fold(false, |hit, &(value, mask)| hit | (p & mask == value))
 }
 
 /// Whether a line (without its terminator) starts a definition: a function, method, class,
@@ -418,7 +454,17 @@ mod tests {
             for lane in 0..8 {
                 let w = (b as u64) << (8 * lane) | 0x2020_2020_2020_2020 & !(0xFF << (8 * lane));
                 let want = if is_word(b) { 0x80 << (8 * lane) } else { 0 };
-                assert_eq!(word_bytes(w) & (0xFF << (8 * lane)), want, "byte {b:#x}");
+                assert_eq!(word_bytes(w).0 & (0xFF << (8 * lane)), want, "byte {b:#x}");
+                let letter = if b.is_ascii_alphabetic() {
+                    0x80 << (8 * lane)
+                } else {
+                    0
+                };
+                assert_eq!(
+                    word_bytes(w).1 & (0xFF << (8 * lane)),
+                    letter,
+                    "byte {b:#x}"
+                );
             }
         }
     }
@@ -502,6 +548,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_keyword_passes_the_prefix_filter() {
+        for first in b"acdefknoprstu".iter().copied() {
+            for k in keywords(first) {
+                for upper in [false, true] {
+                    let mut hay = k.text.to_vec();
+                    if upper {
+                        hay.make_ascii_uppercase();
+                    }
+                    hay.extend_from_slice(b"  ");
+                    assert!(
+                        may_start_keyword(&hay, 0),
+                        "{:?}",
+                        String::from_utf8_lossy(&hay)
+                    );
+                }
+            }
+        }
+        assert!(may_start_keyword(b"RETURNED 1", 0));
+        assert!(!may_start_keyword(b"transforming", 0));
+        assert!(!may_start_keyword(b"components", 0));
     }
 
     #[test]

@@ -56,7 +56,7 @@ pub use budget::{estimate_tokens, Budget, EstimateTokens, TokenCounter, Unit};
 pub use output::{Segment, SegmentKind};
 
 use budget::Measure;
-use lines::{line_accounting, split_lines, Line};
+use lines::{line_accounting, Line};
 use marker::{FetchAt, Level, Place, Spec};
 use output::Out;
 
@@ -530,15 +530,14 @@ pub fn truncate_with(
             _ => Ok(Measure::for_unit(unit).of(s)),
         }
     };
+    let ctx = Ctx::new(text, options, Measure::for_unit(unit));
     // Bytes, chars and UTF-16 units add up, so the header is measured apart from the text
     // (no copy of a large text behind it); a token counter must see them together.
     let full_size = match unit {
         Unit::Tokens if header.is_empty() => size(text)?,
         Unit::Tokens => size(&format!("{header}{text}"))?,
-        _ => size(&header)? + size(text)?,
+        _ => ctx.m.of(&header) + ctx.measure(0, text.len()),
     };
-
-    let ctx = Ctx::new(text, options, Measure::for_unit(unit));
     if full_size <= limit {
         let mut out = Out::new(text);
         out.keep(0, text.len());
@@ -694,17 +693,34 @@ pub(crate) struct Ctx<'a> {
     pub lines: Vec<Line>,
     pub m: Measure,
     pub opts: &'a Options,
+    /// `src` is all ASCII (then every measure of a stretch is its length).
+    ascii: bool,
+    /// Lines whose content holds a `\r`, ascending.
+    pub cr_lines: Vec<usize>,
     errors: OnceCell<Vec<bool>>,
 }
 
 impl<'a> Ctx<'a> {
     fn new(src: &'a str, opts: &'a Options, m: Measure) -> Self {
+        let split = lines::split(src);
         Ctx {
             src,
-            lines: split_lines(src),
+            lines: split.lines,
             m,
             opts,
+            ascii: split.ascii,
+            cr_lines: split.cr_lines,
             errors: OnceCell::new(),
+        }
+    }
+
+    /// `m` of `src[start..end]`, without reading it when the source is ASCII.
+    #[inline]
+    pub fn measure(&self, start: usize, end: usize) -> usize {
+        if self.ascii {
+            end - start
+        } else {
+            self.m.of(&self.src[start..end])
         }
     }
 
