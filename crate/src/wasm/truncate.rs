@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 
 use super::canonical::json_text_of;
 use super::check::JsInput;
-use super::{bytes_of, error_with_code, from_js, into_error, to_js};
+use super::{bytes_of, error_with_code, from_js, into_error, string_of, to_js};
 use crate::truncate::{
     self, AuditRecord, Budget, Fetch, FileOptions, JsonOptions, Options, Pattern, TerminalOptions,
     TokenCounter, ToolKind,
@@ -335,8 +335,8 @@ pub fn truncate_js(
     #[wasm_bindgen(js_name = options)] options_: Option<JsTruncateOptions>,
     #[wasm_bindgen(js_name = countTokens)] count_tokens: Option<JsTokenCounter>,
 ) -> Result<JsTruncation, JsValue> {
-    let text = match input.as_string() {
-        Some(s) => s,
+    let text = match input.dyn_ref::<js_sys::JsString>() {
+        Some(s) => string_of(s),
         None => {
             let bytes = bytes_of(input, "input")?;
             String::from_utf8(bytes)
