@@ -131,6 +131,23 @@ pub(crate) fn split(text: &str) -> Split {
     }
 }
 
+/// `a == b`, eight bytes at a time. Adjacent log lines are compared to find repeats; most
+/// differ after a common prefix, and in wasm the built-in `memcmp` compares byte by byte.
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut x = a.chunks_exact(8);
+    let mut y = b.chunks_exact(8);
+    for (p, q) in x.by_ref().zip(y.by_ref()) {
+        if u64::from_le_bytes(p.try_into().unwrap()) != u64::from_le_bytes(q.try_into().unwrap()) {
+            return false;
+        }
+    }
+    x.remainder() == y.remainder()
+}
+
 /// `(omitted_lines, partial_lines)`: lines none of whose bytes are kept, and lines of which
 /// some but not all bytes are kept. `kept` must be sorted and disjoint.
 pub(crate) fn line_accounting(lines: &[Line], kept: &[[usize; 2]]) -> (usize, usize) {
@@ -222,6 +239,22 @@ mod tests {
                 .filter(|&i| sp.lines[i].content(&s).contains('\r'))
                 .collect();
             assert_eq!(sp.cr_lines, cr, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn same_bytes_is_equality() {
+        let s = b"abcdefghijklmnopqrstuvwxyz";
+        for i in 0..s.len() {
+            for j in i..s.len() {
+                let mut t = s[i..j].to_vec();
+                assert!(same_bytes(&s[i..j], &t));
+                if let Some(last) = t.last_mut() {
+                    *last ^= 1;
+                    assert!(!same_bytes(&s[i..j], &t));
+                }
+                assert_eq!(same_bytes(&s[i..j], &s[..j - i]), s[i..j] == s[..j - i]);
+            }
         }
     }
 

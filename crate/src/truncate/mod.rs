@@ -441,7 +441,18 @@ pub fn is_definition_line(line: &str) -> bool {
 impl Truncation {
     /// The same result with `kept` and `segments` in UTF-16 code units, so that JavaScript
     /// can slice its strings with them (`input` is the text that was truncated).
-    pub fn into_utf16_offsets(mut self, input: &str) -> Truncation {
+    pub fn into_utf16_offsets(self, input: &str) -> Truncation {
+        self.to_utf16(input, None)
+    }
+
+    /// [`Truncation::into_utf16_offsets`] for a caller that knows the input's length in
+    /// UTF-16 units (JavaScript's `length`). When that equals its length in bytes the input
+    /// is ASCII and its offsets are the same in both units, so only the output is read.
+    pub fn into_utf16_offsets_of(self, input: &str, input_utf16_len: usize) -> Truncation {
+        self.to_utf16(input, Some(input_utf16_len))
+    }
+
+    fn to_utf16(mut self, input: &str, input_utf16_len: Option<usize>) -> Truncation {
         if self.offsets == Offsets::Utf16 {
             return self;
         }
@@ -458,7 +469,11 @@ impl Truncation {
             .copied()
             .collect();
         let out_at: Vec<usize> = self.segments.iter().flat_map(|s| s.output).collect();
-        let src = Utf16Map::new(input, src_at);
+        let src = if input_utf16_len == Some(input.len()) {
+            Utf16Map::identity(input.len())
+        } else {
+            Utf16Map::new(input, src_at)
+        };
         let out = Utf16Map::new(&self.text, out_at);
         for r in &mut self.kept {
             *r = [src.get(r[0]), src.get(r[1])];
@@ -478,9 +493,17 @@ impl Truncation {
 /// one, counted from the previous one, so the text is read once and only up to the last
 /// offset. The count works on bytes, a word at a time (`budget::utf16_units`), not char by
 /// char: the input is often megabytes of ASCII.
-struct Utf16Map(Vec<(usize, usize)>);
+enum Utf16Map {
+    Counted(Vec<(usize, usize)>),
+    /// An ASCII text of this length: every offset up to it maps to itself.
+    Identity(usize),
+}
 
 impl Utf16Map {
+    fn identity(len: usize) -> Utf16Map {
+        Utf16Map::Identity(len)
+    }
+
     fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
         at.sort_unstable();
         at.dedup();
@@ -494,13 +517,23 @@ impl Utf16Map {
             map.push((b, units));
             prev = b;
         }
-        Utf16Map(map)
+        Utf16Map::Counted(map)
     }
 
     fn get(&self, byte: usize) -> usize {
-        self.0
-            .binary_search_by_key(&byte, |p| p.0)
-            .map_or(0, |i| self.0[i].1)
+        match self {
+            Utf16Map::Counted(map) => map
+                .binary_search_by_key(&byte, |p| p.0)
+                .map_or(0, |i| map[i].1),
+            // Offsets beyond the text read as 0, as in the counted map.
+            Utf16Map::Identity(len) => {
+                if byte <= *len {
+                    byte
+                } else {
+                    0
+                }
+            }
+        }
     }
 }
 

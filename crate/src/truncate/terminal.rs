@@ -11,7 +11,7 @@
 //! `exit_code`, and the header), and the marker says so.
 
 use super::ends::{line_units, Shape, SpotStyle, Unit};
-use super::lines::Line;
+use super::lines::{same_bytes, Line};
 use super::marker::plural;
 use super::matcher::is_error_line;
 use super::Ctx;
@@ -71,7 +71,7 @@ fn collapse(ctx: &Ctx, flags: &[bool]) -> Vec<Unit> {
             None => line.start,
         };
         let mut j = i + 1;
-        while j < lines.len() && lines[j].content(src) == content {
+        while j < lines.len() && same_bytes(lines[j].content(src).as_bytes(), content.as_bytes()) {
             j += 1;
         }
         let mut last = i;
