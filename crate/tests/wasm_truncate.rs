@@ -135,6 +135,49 @@ fn utf16_offsets_slice_javascript_strings() {
     assert!(text(&t).ends_with("error: boom 🇩🇪\n"));
 }
 
+/// Strings cross into wasm by `TextEncoder.encodeInto` in up to two passes (one byte per
+/// unit first): every shape of string arrives whole, lone surrogates as U+FFFD, and an
+/// ASCII input's offsets are its own.
+#[wasm_bindgen_test]
+fn strings_arrive_whole_across_the_encoding_passes() {
+    let ascii = |n: usize| "a".repeat(n).encode_utf16().collect::<Vec<u16>>();
+    let join = |parts: &[&[u16]]| parts.concat();
+    let cases: Vec<Vec<u16>> = vec![
+        vec![],
+        ascii(3),
+        join(&[&ascii(1000), &"é".encode_utf16().collect::<Vec<_>>()]),
+        join(&[
+            "é".encode_utf16().collect::<Vec<_>>().as_slice(),
+            &ascii(1000),
+        ]),
+        join(&[&ascii(999), &"😀".encode_utf16().collect::<Vec<_>>()]),
+        join(&[&ascii(10), &[0xD800]]),
+        join(&[&ascii(10), &[0xDC00], &ascii(5)]),
+        "日本😀\n🇩🇪 e\u{301}\r\n"
+            .repeat(200)
+            .encode_utf16()
+            .collect(),
+    ];
+    for units in cases {
+        let js = JsString::from_char_code(&units);
+        let want = String::from_utf16_lossy(&units);
+        let t: JsValue = truncate_js(
+            &input(js),
+            options(r#"{"pattern":"terminal","budget":{"bytes":1000000}}"#),
+            None,
+        )
+        .unwrap()
+        .into();
+        assert_eq!(text(&t), want);
+        assert_eq!(num(&t, "full_bytes") as usize, want.len());
+        let kept: Array = get(&t, "kept").unchecked_into();
+        if !units.is_empty() {
+            let k: Array = kept.get(0).unchecked_into();
+            assert_eq!(k.get(1).as_f64().unwrap() as usize, units.len());
+        }
+    }
+}
+
 #[wasm_bindgen_test]
 fn bytes_input_and_byte_budget() {
     let log = "compiling\n".repeat(500) + "FAILED: 1 test\n";

@@ -101,11 +101,7 @@ impl Measure {
         match self {
             Measure::Bytes => s.len(),
             Measure::Chars => count_chars(s.as_bytes()),
-            Measure::Utf16 => {
-                let b = s.as_bytes();
-                // A 4-byte sequence is one char but two UTF-16 units.
-                count_chars(b) + b.iter().filter(|&&x| x >= 0xF0).count()
-            }
+            Measure::Utf16 => utf16_len(s),
         }
     }
 
@@ -119,10 +115,64 @@ impl Measure {
     }
 }
 
-/// Chars in valid UTF-8: every byte that is not a continuation byte starts one.
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Chars in valid UTF-8: every byte that is not a continuation byte (`10xxxxxx`) starts one.
 #[inline]
 fn count_chars(b: &[u8]) -> usize {
-    b.iter().filter(|&&x| (x as i8) >= -0x40).count()
+    b.len() - count_marked(b, |w| w & !(w << 1))
+}
+
+/// UTF-16 code units of a string: one per char, plus one more per 4-byte sequence (a
+/// leading byte `11110xxx`), which becomes a surrogate pair.
+#[inline]
+fn utf16_len(s: &str) -> usize {
+    utf16_units(s.as_bytes())
+}
+
+/// UTF-16 code units of UTF-8 bytes, counted as in [`utf16_len`] (a slice that ends inside
+/// a character counts that character whole).
+pub(crate) fn utf16_units(b: &[u8]) -> usize {
+    count_chars(b) + count_marked(b, |w| w & (w << 1) & (w << 2) & (w << 3))
+}
+
+/// How many bytes of `b` have the high bit set in `mark(word)`, eight bytes at a time.
+///
+/// Tool output is mostly ASCII, and this runs over whole multi-megabyte texts (the full size,
+/// every line's cost, the UTF-16 offsets of a cut), so it works a word at a time rather than
+/// a char at a time: an ASCII word costs one test, and other words add their marks into
+/// eight byte counters that are summed every 255 words, before one could overflow. `mark`
+/// must only mark bytes at or above 0x80 (so that skipping ASCII words is exact).
+#[inline(always)]
+fn count_marked(b: &[u8], mark: impl Fn(u64) -> u64) -> usize {
+    let count_words = |words: &mut std::slice::ChunksExact<u8>| {
+        let mut acc = 0u64;
+        for w in words {
+            let w = u64::from_le_bytes(w.try_into().unwrap());
+            if w & HI != 0 {
+                acc += (mark(w) & HI) >> 7;
+            }
+        }
+        sum_bytes(acc)
+    };
+    let mut n = 0;
+    let mut blocks = b.chunks_exact(8 * 255);
+    for block in blocks.by_ref() {
+        n += count_words(&mut block.chunks_exact(8));
+    }
+    let mut words = blocks.remainder().chunks_exact(8);
+    n += count_words(&mut words);
+    let mut tail = [0u8; 8];
+    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+    n + sum_bytes((mark(u64::from_le_bytes(tail)) & HI) >> 7)
+}
+
+/// The sum of the eight bytes of `x`.
+#[inline(always)]
+fn sum_bytes(x: u64) -> usize {
+    const PAIRS: u64 = 0x00FF_00FF_00FF_00FF;
+    let lanes = (x & PAIRS) + ((x >> 8) & PAIRS); // four 16-bit sums, each at most 510
+    (lanes.wrapping_mul(0x0001_0001_0001_0001) >> 48) as usize
 }
 
 /// Counts tokens for a token budget.
@@ -188,6 +238,40 @@ mod tests {
             for m in [Measure::Bytes, Measure::Chars, Measure::Utf16] {
                 assert_eq!(m.of(one), m.of_char(c));
             }
+        }
+    }
+
+    #[test]
+    fn word_at_a_time_counts_match_per_char_counts() {
+        let pieces = ["a", "é", "€", "😀", "\n", "abcdefgh", "e\u{301}"];
+        let mut s = String::new();
+        // Lengths across the 8-byte words and the 255-word blocks, ASCII and not.
+        for i in 0..5000 {
+            s.push_str(pieces[(i * 7 + i / 13) % pieces.len()]);
+            if i % 97 == 0 || i > 4990 {
+                for start in [0, 1, s.len() / 2] {
+                    let t = &s[s.floor_char_boundary_compat(start)..];
+                    assert_eq!(Measure::Chars.of(t), t.chars().count());
+                    assert_eq!(Measure::Utf16.of(t), t.encode_utf16().count());
+                }
+            }
+        }
+        let ascii = "x".repeat(8 * 255 * 3 + 5);
+        assert_eq!(Measure::Chars.of(&ascii), ascii.len());
+        let wide = "😀".repeat(3000);
+        assert_eq!(Measure::Chars.of(&wide), 3000);
+        assert_eq!(Measure::Utf16.of(&wide), 6000);
+    }
+
+    trait Floor {
+        fn floor_char_boundary_compat(&self, i: usize) -> usize;
+    }
+    impl Floor for String {
+        fn floor_char_boundary_compat(&self, mut i: usize) -> usize {
+            while !self.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
         }
     }
 

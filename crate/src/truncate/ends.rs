@@ -51,7 +51,7 @@ impl Unit {
         spot: bool,
     ) -> Unit {
         let text = &ctx.src[keep[0]..keep[1]];
-        let cost = ctx.m.of(text)
+        let cost = ctx.measure(keep[0], keep[1])
             + note.as_deref().map_or(0, |n| ctx.m.of(n))
             + usize::from(!text.ends_with('\n'));
         Unit {
@@ -72,7 +72,7 @@ pub(crate) fn line_units(ctx: &Ctx, spots: Option<&[bool]>) -> Vec<Unit> {
         .enumerate()
         .map(|(i, l)| {
             let spot = spots.is_some_and(|s| s[i]);
-            let cost = ctx.m.of(l.text(ctx.src)) + usize::from(!l.has_terminator());
+            let cost = ctx.measure(l.start, l.end) + usize::from(!l.has_terminator());
             Unit {
                 first_line: i,
                 last_line: i,

@@ -6,8 +6,6 @@
 //! over the same partition. An empty text has no lines; a text ending without a newline
 //! has a last line without terminator.
 
-use crate::lines::find_newline;
-
 /// One line: `start..end` is the whole line, `start..content_end` the line without its
 /// terminator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,37 +34,118 @@ impl Line {
 }
 
 /// Splits `text` into lines (see the module docs for what a line is).
+#[cfg(test)]
 pub(crate) fn split_lines(text: &str) -> Vec<Line> {
+    split(text).lines
+}
+
+/// The lines of a text, and what the same pass learned on the way.
+pub(crate) struct Split {
+    pub lines: Vec<Line>,
+    /// The text is all ASCII: every measure of a stretch of it is its byte length.
+    pub ascii: bool,
+    /// Indices of the lines whose content holds a `\r` (progress redraws), ascending.
+    pub cr_lines: Vec<usize>,
+}
+
+/// Splits `text` into lines in one pass, eight bytes at a time: each word yields the exact
+/// sets of its `\n` and `\r` bytes, and lines are cut at the former. (Searching for the
+/// next newline from each line start instead costs a call and a partial word per line,
+/// which dominates on the short lines of build logs; so would measuring each line and
+/// searching it for `\r` afterwards, which this pass makes unnecessary.)
+pub(crate) fn split(text: &str) -> Split {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    /// High bit set exactly in the bytes of `w` equal to `b` (no borrow between bytes).
+    #[inline(always)]
+    fn bytes_equal(w: u64, b: u8) -> u64 {
+        let x = w ^ (LO * b as u64);
+        !(((x & !HI) + !HI) | x) & HI
+    }
     let bytes = text.as_bytes();
     let mut lines = Vec::with_capacity(bytes.len() / 64 + 1);
+    let mut cr_lines = Vec::new();
     let mut start = 0;
-    while start < bytes.len() {
-        match find_newline(&bytes[start..]) {
-            Some(at) => {
-                let nl = start + at;
-                let content_end = if nl > start && bytes[nl - 1] == b'\r' {
-                    nl - 1
-                } else {
-                    nl
-                };
-                lines.push(Line {
-                    start,
-                    content_end,
-                    end: nl + 1,
-                });
-                start = nl + 1;
+    // The first `\r` of the current line, if any (a stale one is before `start`).
+    let mut first_cr: Option<usize> = None;
+    // Called for each `\n` and `\r`, in order.
+    let mut at = |pos: usize, lines: &mut Vec<Line>, cr_lines: &mut Vec<usize>| {
+        if bytes[pos] == b'\r' {
+            if first_cr.is_none_or(|c| c < start) {
+                first_cr = Some(pos);
             }
-            None => {
-                lines.push(Line {
-                    start,
-                    content_end: bytes.len(),
-                    end: bytes.len(),
-                });
-                start = bytes.len();
-            }
+            return;
+        }
+        let content_end = if pos > start && bytes[pos - 1] == b'\r' {
+            pos - 1
+        } else {
+            pos
+        };
+        if first_cr.is_some_and(|c| c >= start && c < content_end) {
+            cr_lines.push(lines.len());
+        }
+        lines.push(Line {
+            start,
+            content_end,
+            end: pos + 1,
+        });
+        start = pos + 1;
+    };
+    let mut any = 0u64;
+    let mut words = bytes.chunks_exact(8);
+    let mut base = 0;
+    for w in words.by_ref() {
+        let w = u64::from_le_bytes(w.try_into().unwrap());
+        any |= w;
+        let mut marks = bytes_equal(w, b'\n') | bytes_equal(w, b'\r');
+        while marks != 0 {
+            at(
+                base + (marks.trailing_zeros() / 8) as usize,
+                &mut lines,
+                &mut cr_lines,
+            );
+            marks &= marks - 1;
+        }
+        base += 8;
+    }
+    for (i, &b) in words.remainder().iter().enumerate() {
+        any |= u64::from(b);
+        if b == b'\n' || b == b'\r' {
+            at(base + i, &mut lines, &mut cr_lines);
         }
     }
-    lines
+    if start < bytes.len() {
+        if first_cr.is_some_and(|c| c >= start) {
+            cr_lines.push(lines.len());
+        }
+        lines.push(Line {
+            start,
+            content_end: bytes.len(),
+            end: bytes.len(),
+        });
+    }
+    Split {
+        lines,
+        ascii: any & HI == 0,
+        cr_lines,
+    }
+}
+
+/// `a == b`, eight bytes at a time. Adjacent log lines are compared to find repeats; most
+/// differ after a common prefix, and in wasm the built-in `memcmp` compares byte by byte.
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut x = a.chunks_exact(8);
+    let mut y = b.chunks_exact(8);
+    for (p, q) in x.by_ref().zip(y.by_ref()) {
+        if u64::from_le_bytes(p.try_into().unwrap()) != u64::from_le_bytes(q.try_into().unwrap()) {
+            return false;
+        }
+    }
+    x.remainder() == y.remainder()
 }
 
 /// `(omitted_lines, partial_lines)`: lines none of whose bytes are kept, and lines of which
@@ -118,6 +197,65 @@ mod tests {
         let l = split_lines("x\r\n")[0];
         assert_eq!((l.start, l.content_end, l.end), (0, 1, 3));
         assert_eq!(split_lines("\r\n")[0].content_end, 0);
+    }
+
+    #[test]
+    fn word_at_a_time_split_matches_a_byte_loop() {
+        let alphabet = ["a", "\n", "\r", "\r\n", "\x0b", "é", "\u{10a}", "xxxxxxx"];
+        let mut x = 12345u64;
+        for len in 0..300 {
+            let mut s = String::new();
+            for _ in 0..len {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push_str(alphabet[(x >> 33) as usize % alphabet.len()]);
+            }
+            let mut want = Vec::new();
+            let mut start = 0;
+            for (i, b) in s.bytes().enumerate() {
+                if b == b'\n' {
+                    let ce = if i > start && s.as_bytes()[i - 1] == b'\r' {
+                        i - 1
+                    } else {
+                        i
+                    };
+                    want.push((start, ce, i + 1));
+                    start = i + 1;
+                }
+            }
+            if start < s.len() {
+                want.push((start, s.len(), s.len()));
+            }
+            let sp = split(&s);
+            let got: Vec<_> = sp
+                .lines
+                .iter()
+                .map(|l| (l.start, l.content_end, l.end))
+                .collect();
+            assert_eq!(got, want, "{s:?}");
+            assert_eq!(sp.ascii, s.is_ascii());
+            let cr: Vec<usize> = (0..sp.lines.len())
+                .filter(|&i| sp.lines[i].content(&s).contains('\r'))
+                .collect();
+            assert_eq!(sp.cr_lines, cr, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn same_bytes_is_equality() {
+        let s = b"abcdefghijklmnopqrstuvwxyz";
+        for i in 0..s.len() {
+            for j in i..s.len() {
+                let mut t = s[i..j].to_vec();
+                assert!(same_bytes(&s[i..j], &t));
+                if let Some(last) = t.last_mut() {
+                    *last ^= 1;
+                    assert!(!same_bytes(&s[i..j], &t));
+                }
+                assert_eq!(same_bytes(&s[i..j], &s[..j - i]), s[i..j] == s[..j - i]);
+            }
+        }
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! digits and `_` are word characters, so a keyword next to a non-ASCII character still
 //! matches (the matcher errs towards keeping a line).
 
+use super::lines::Line;
+
 /// A keyword checked at a word start.
 struct Keyword {
     text: &'static [u8],
@@ -29,7 +31,7 @@ const fn kw(text: &'static str, bounded: bool) -> Keyword {
 }
 
 /// Keywords by their first (lower-case) letter.
-fn keywords(first: u8) -> &'static [Keyword] {
+const fn keywords(first: u8) -> &'static [Keyword] {
     const A: &[Keyword] = &[kw("abort", false), kw("assertion", false)];
     const C: &[Keyword] = &[
         kw("cannot", true),
@@ -92,7 +94,7 @@ fn keywords(first: u8) -> &'static [Keyword] {
 }
 
 /// ASCII letters, digits and `_`.
-static WORD: [bool; 256] = {
+pub(crate) static WORD: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
     while i < 256 {
@@ -138,7 +140,9 @@ fn matches_at_word_start(line: &[u8], i: usize) -> bool {
 /// `TypeError`, `AssertionError`, `NullPointerException`: a capital `E` inside a word, after
 /// a lower-case letter or digit.
 fn matches_camel(line: &[u8], j: usize) -> bool {
-    let prev = line[j - 1];
+    let Some(&prev) = j.checked_sub(1).and_then(|p| line.get(p)) else {
+        return false;
+    };
     if !(prev.is_ascii_lowercase() || prev.is_ascii_digit()) {
         return false;
     }
@@ -148,26 +152,247 @@ fn matches_camel(line: &[u8], j: usize) -> bool {
 
 /// Whether a line (without its terminator) reports an error or failure.
 pub(crate) fn is_error_line(line: &[u8]) -> bool {
-    let n = line.len();
-    let mut i = 0;
-    while i < n {
-        if !is_word(line[i]) {
-            i += 1;
-            continue;
+    next_match(line, 0).is_some()
+}
+
+/// Which of `lines` report an error, by one scan of the whole text rather than one call per
+/// line. The answers equal `is_error_line` on each line's content: a match cannot straddle a
+/// line end, because no keyword contains `\r` or `\n` and both are non-word characters, so
+/// the bytes around a line's content (the terminator, the previous line's `\n`) decide
+/// word boundaries exactly as the content's own ends do. After a match the scan resumes at
+/// the next line.
+pub(crate) fn error_flags(src: &[u8], lines: &[Line]) -> Vec<bool> {
+    let mut flags = vec![false; lines.len()];
+    let mut k = 0;
+    let mut at = 0;
+    while let Some(p) = next_match(src, at) {
+        while lines[k].end <= p {
+            k += 1;
         }
-        if matches_at_word_start(line, i) {
-            return true;
-        }
-        let mut j = i + 1;
-        while j < n && is_word(line[j]) {
-            if line[j] == b'E' && matches_camel(line, j) {
-                return true;
-            }
-            j += 1;
-        }
-        i = j;
+        flags[k] = true;
+        at = lines[k].end;
     }
-    false
+    flags
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `v` (whose bytes are all below 0x80) within `lo..=hi`.
+#[inline(always)]
+fn between(v: u64, lo: u8, hi: u8) -> u64 {
+    let ge_lo = v + LO * (0x80 - lo as u64);
+    let gt_hi = v + LO * (0x7F - hi as u64);
+    ge_lo & !gt_hi & HI
+}
+
+/// High bit set in each byte of `w` that is a word character (see [`WORD`]), and in each
+/// that is an ASCII letter.
+#[inline(always)]
+fn word_bytes(w: u64) -> (u64, u64) {
+    let a = w & !HI;
+    let letter = between(a | (LO * 0x20), b'a', b'z') & !w;
+    let digit = between(a, b'0', b'9');
+    let under = between(a, b'_', b'_');
+    ((letter | digit | under) & !w, letter)
+}
+
+/// The first position at or after `from` where `hay` matches: a word start (`from` is one
+/// when `hay[from - 1]` is not a word character) with a keyword, or a camel-case `Error` /
+/// `Exception`.
+///
+/// Log lines are mostly words that match nothing, so this does not walk them byte by byte:
+/// it finds the word starts and capital `E`s of eight bytes at once (bit tricks on a `u64`,
+/// which compile to plain integer code natively and in wasm), and runs the keyword checks
+/// only there, after a table lookup on the first two letters rejects the common words.
+fn next_match(hay: &[u8], from: usize) -> Option<usize> {
+    let after_word = from > 0 && is_word(hay[from - 1]);
+    // In wasm with SIMD, sixteen bytes at a time up to the last sixteen.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let (from, after_word) = match simd::scan(hay, from, after_word) {
+        Ok(at) => return Some(at),
+        Err(resume) => resume,
+    };
+    let n = hay.len();
+    let mut base = from;
+    // The word flag of the byte before `base`, where the next word's shifted flags put it.
+    let mut carry = if after_word { 0x80 } else { 0 };
+    while base < n {
+        let w = match hay.get(base..base + 8) {
+            Some(b) => u64::from_le_bytes(b.try_into().unwrap()),
+            None => {
+                // Zero padding: non-word, not `E`.
+                let mut b = [0u8; 8];
+                b[..n - base].copy_from_slice(&hay[base..]);
+                u64::from_le_bytes(b)
+            }
+        };
+        let (word, letter) = word_bytes(w);
+        let after_word = (word << 8) | carry;
+        carry = word >> 56;
+        // Keywords start with a letter; a camel-case `E` follows a word character.
+        let starts = letter & !after_word;
+        let caps = between(w & !HI, b'E', b'E') & !w & after_word;
+        let mut cand = starts | caps;
+        while cand != 0 {
+            let bit = cand & cand.wrapping_neg();
+            let i = base + (bit.trailing_zeros() / 8) as usize;
+            if matches_candidate(hay, i, starts & bit != 0) {
+                return Some(i);
+            }
+            cand ^= bit;
+        }
+        base += 8;
+    }
+    None
+}
+
+/// The checks at a candidate: a keyword at a word start, else a camel-case `E`.
+#[inline(always)]
+fn matches_candidate(hay: &[u8], i: usize, start: bool) -> bool {
+    if start {
+        may_start_keyword(hay, i) && matches_at_word_start(hay, i)
+    } else {
+        matches_camel(hay, i)
+    }
+}
+
+/// The same scan with wasm SIMD: byte classes of sixteen bytes by vector compares, one
+/// `bitmask` each, then the same candidates and checks as the word-at-a-time scan (which
+/// finishes the last fifteen bytes). In wasm the `u64` bit tricks are the largest part of
+/// truncating a long log; the vector form does the same in a quarter of the instructions.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    use core::arch::wasm32::*;
+
+    /// `Ok(position)` of the first match, or `Err((resume, after_word))` where the
+    /// word-at-a-time scan must continue: the first unscanned byte, and whether the byte
+    /// before it is a word character.
+    pub(super) fn scan(
+        hay: &[u8],
+        from: usize,
+        mut after_word: bool,
+    ) -> Result<usize, (usize, bool)> {
+        let mut base = from;
+        while let Some(chunk) = hay.get(base..base + 16) {
+            // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment requirement.
+            let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+            // Bytes at or above 0x80 fall outside every range below once shifted.
+            let lower = v128_or(v, u8x16_splat(0x20));
+            let letter = u8x16_lt(u8x16_sub(lower, u8x16_splat(b'a')), u8x16_splat(26));
+            let digit = u8x16_lt(u8x16_sub(v, u8x16_splat(b'0')), u8x16_splat(10));
+            let under = u8x16_eq(v, u8x16_splat(b'_'));
+            let word = u32::from(u8x16_bitmask(v128_or(letter, v128_or(digit, under))));
+            let letter = u32::from(u8x16_bitmask(letter));
+            let caps = u32::from(u8x16_bitmask(u8x16_eq(v, u8x16_splat(b'E'))));
+            let before = (word << 1) | u32::from(after_word);
+            after_word = word & 0x8000 != 0;
+            let starts = letter & !before;
+            let mut cand = starts | (caps & before);
+            while cand != 0 {
+                let k = cand.trailing_zeros();
+                let i = base + k as usize;
+                if super::matches_candidate(hay, i, starts & (1 << k) != 0) {
+                    return Ok(i);
+                }
+                cand &= cand - 1;
+            }
+            base += 16;
+        }
+        Err((base, after_word))
+    }
+}
+
+/// The first four bytes of a keyword as a little-endian `u32` and the mask of those that
+/// exist (`err` has three).
+const fn prefix4(text: &[u8]) -> (u32, u32) {
+    let mut value = 0u32;
+    let mut mask = 0u32;
+    let mut k = 0;
+    while k < 4 && k < text.len() {
+        value |= (text[k] as u32) << (8 * k);
+        mask |= 0xFF << (8 * k);
+        k += 1;
+    }
+    (value, mask)
+}
+
+/// At most this many distinct keyword prefixes share a first letter (`e` and `u`).
+const PREFIXES_PER_LETTER: usize = 5;
+
+/// `PREFIXES[letter & 31]`: the distinct `prefix4`s of the keywords (and `returned`) that start
+/// with that letter; unused slots never match (mask 0, value not 0).
+const PREFIXES: [[(u32, u32); PREFIXES_PER_LETTER]; 32] = {
+    let mut t = [[(1u32, 0u32); PREFIXES_PER_LETTER]; 32];
+    let firsts = b"acdefknoprstu";
+    let mut f = 0;
+    while f < firsts.len() {
+        let row = &mut t[(firsts[f] & 31) as usize];
+        let list = keywords(firsts[f]);
+        let mut k = 0;
+        while k <= list.len() {
+            let p = if k < list.len() {
+                prefix4(list[k].text)
+            } else if firsts[f] == b'r' {
+                prefix4(b"returned ")
+            } else {
+                break;
+            };
+            let mut slot = 0;
+            while slot < PREFIXES_PER_LETTER && row[slot].1 != 0 && row[slot].0 != p.0 {
+                slot += 1;
+            }
+            assert!(slot < PREFIXES_PER_LETTER, "raise PREFIXES_PER_LETTER");
+            row[slot] = p;
+            k += 1;
+        }
+        f += 1;
+    }
+    t
+};
+
+/// The four-byte prefixes of `PREFIXES` (all but `err`, which has three) as a 1024-bit set,
+/// by a multiplicative hash: one lookup instead of a compare per prefix. About 3% of other
+/// words share a bit with a keyword and go on to the exact check.
+static PREFIX_BITS: [u64; 16] = {
+    let mut bits = [0u64; 16];
+    let mut r = 0;
+    while r < 32 {
+        let mut k = 0;
+        while k < PREFIXES_PER_LETTER {
+            let (value, mask) = PREFIXES[r][k];
+            if mask == u32::MAX {
+                let h = prefix_hash(value);
+                bits[h / 64] |= 1 << (h % 64);
+            }
+            k += 1;
+        }
+        r += 1;
+    }
+    bits
+};
+
+/// `err`, the only keyword shorter than four bytes.
+const ERR3: u32 = prefix4(b"err").0;
+
+#[inline(always)]
+const fn prefix_hash(p: u32) -> usize {
+    (p.wrapping_mul(0x9E37_79B1) >> 22) as usize
+}
+
+/// A cheap necessary condition for `matches_at_word_start` at the letter `hay[i]`: its first
+/// four bytes, lower-cased, begin one of the keywords. OR-ing 0x20 lower-cases letters and
+/// leaves every other keyword byte (space, `-`, `'`) unchanged, so a case-insensitive match
+/// always passes; what else passes is rejected by the exact check. One load, a multiply and
+/// a bit test, where comparing keyword by keyword costs a loop per keyword.
+#[inline(always)]
+fn may_start_keyword(hay: &[u8], i: usize) -> bool {
+    let Some(b) = hay.get(i..i + 4) else {
+        return true; // near the end: let the exact check decide
+    };
+    let p = u32::from_le_bytes(b.try_into().unwrap()) | 0x2020_2020;
+    let h = prefix_hash(p);
+    (p & 0x00FF_FFFF) == ERR3 || PREFIX_BITS[h / 64] & (1 << (h % 64)) != 0
 }
 
 /// Whether a line (without its terminator) starts a definition: a function, method, class,
@@ -276,10 +501,186 @@ mod tests {
     use super::*;
 
     fn err(s: &str) -> bool {
-        is_error_line(s.as_bytes())
+        let fast = is_error_line(s.as_bytes());
+        assert_eq!(fast, per_byte(s.as_bytes()), "{s:?}");
+        fast
+    }
+
+    /// The matcher's definition, one byte at a time (the word-at-a-time scan must agree).
+    fn per_byte(line: &[u8]) -> bool {
+        let n = line.len();
+        let mut i = 0;
+        while i < n {
+            if !is_word(line[i]) {
+                i += 1;
+                continue;
+            }
+            if matches_at_word_start(line, i) {
+                return true;
+            }
+            let mut j = i + 1;
+            while j < n && is_word(line[j]) {
+                if line[j] == b'E' && matches_camel(line, j) {
+                    return true;
+                }
+                j += 1;
+            }
+            i = j;
+        }
+        false
     }
 
     #[test]
+    fn word_bytes_agrees_with_the_table() {
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                let w = (b as u64) << (8 * lane) | 0x2020_2020_2020_2020 & !(0xFF << (8 * lane));
+                let want = if is_word(b) { 0x80 << (8 * lane) } else { 0 };
+                assert_eq!(word_bytes(w).0 & (0xFF << (8 * lane)), want, "byte {b:#x}");
+                let letter = if b.is_ascii_alphabetic() {
+                    0x80 << (8 * lane)
+                } else {
+                    0
+                };
+                assert_eq!(
+                    word_bytes(w).1 & (0xFF << (8 * lane)),
+                    letter,
+                    "byte {b:#x}"
+                );
+            }
+        }
+    }
+
+    // Also run in wasm (`cargo test --target wasm32-unknown-unknown --lib matcher`), where
+    // the scan takes its SIMD path.
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn scan_agrees_with_per_byte_matcher() {
+        let pieces: &[&[u8]] = &[
+            b"error",
+            b"Err",
+            b"ERRNO",
+            b"s",
+            b"failed",
+            b"x",
+            b"_",
+            b"9",
+            b" ",
+            b"\t",
+            b"-",
+            b"TypeError",
+            b"Exception",
+            b"E",
+            b"eE",
+            b"aE",
+            b"returned ",
+            b"7",
+            b"no such file",
+            b"could not",
+            b"couldn't",
+            b"exit code",
+            b"non-zero",
+            b"panicked",
+            b"\xc3\xa9",
+            b"\xe2\x82\xac",
+            b"\x80",
+            b"\xff",
+            b"tr",
+            b"traceback",
+            b"transforming",
+            b"co",
+            b"unable to",
+            b"killed",
+            b"KILLED",
+            b"out of memory",
+            b"abort",
+            b"/",
+            b"(",
+            b"\r",
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for _ in 0..20000 {
+            let mut line = Vec::new();
+            for _ in 0..next(12) {
+                line.extend_from_slice(pieces[next(pieces.len())]);
+            }
+            assert_eq!(
+                is_error_line(&line),
+                per_byte(&line),
+                "{:?}",
+                String::from_utf8_lossy(&line)
+            );
+            for from in 0..line.len() {
+                // From the middle: as if the line started there after a non-word byte, or
+                // inside a word when the byte before is a word byte.
+                let got = next_match(&line, from);
+                let want = (from..line.len()).find(|&p| {
+                    let start = is_word(line[p]) && (p == 0 || !is_word(line[p - 1]));
+                    (start && matches_at_word_start(&line, p))
+                        || (!start && line[p] == b'E' && matches_camel(&line, p))
+                });
+                assert_eq!(
+                    got,
+                    want,
+                    "{:?} from {from}",
+                    String::from_utf8_lossy(&line)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_keyword_passes_the_prefix_filter() {
+        for first in b"acdefknoprstu".iter().copied() {
+            for k in keywords(first) {
+                for upper in [false, true] {
+                    let mut hay = k.text.to_vec();
+                    if upper {
+                        hay.make_ascii_uppercase();
+                    }
+                    hay.extend_from_slice(b"  ");
+                    assert!(
+                        may_start_keyword(&hay, 0),
+                        "{:?}",
+                        String::from_utf8_lossy(&hay)
+                    );
+                }
+            }
+        }
+        assert!(may_start_keyword(b"RETURNED 1", 0));
+        assert!(!may_start_keyword(b"transforming", 0));
+        assert!(!may_start_keyword(b"components", 0));
+    }
+
+    // Also run in wasm (`cargo test --target wasm32-unknown-unknown --lib matcher`), where
+    // the scan takes its SIMD path.
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn whole_text_flags_equal_line_by_line() {
+        let text = "ok\nerror: x\r\nfine Error\r\nExit code 1\nTypeError\n\nx\nreturned 3\r\nreturned \n7\nabc";
+        let lines = super::super::lines::split_lines(text);
+        let flags = error_flags(text.as_bytes(), &lines);
+        let want: Vec<bool> = lines
+            .iter()
+            .map(|l| per_byte(l.content(text).as_bytes()))
+            .collect();
+        assert_eq!(flags, want);
+        assert_eq!(
+            flags,
+            [false, true, true, true, true, false, false, true, false, false, false]
+        );
+    }
+
+    // Also run in wasm (`cargo test --target wasm32-unknown-unknown --lib matcher`), where
+    // the scan takes its SIMD path.
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn seed_patterns_match() {
         for line in [
             "error: something",
@@ -304,7 +705,10 @@ mod tests {
         }
     }
 
-    #[test]
+    // Also run in wasm (`cargo test --target wasm32-unknown-unknown --lib matcher`), where
+    // the scan takes its SIMD path.
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn toolchain_markers_match() {
         for line in [
             "thread 'main' panicked at src/main.rs:2:5:",
@@ -326,7 +730,10 @@ mod tests {
         }
     }
 
-    #[test]
+    // Also run in wasm (`cargo test --target wasm32-unknown-unknown --lib matcher`), where
+    // the scan takes its SIMD path.
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn ordinary_lines_do_not_match() {
         for line in [
             "Compiling serde v1.0.200",

@@ -56,7 +56,7 @@ pub use budget::{estimate_tokens, Budget, EstimateTokens, TokenCounter, Unit};
 pub use output::{Segment, SegmentKind};
 
 use budget::Measure;
-use lines::{line_accounting, split_lines, Line};
+use lines::{line_accounting, Line};
 use marker::{FetchAt, Level, Place, Spec};
 use output::Out;
 
@@ -441,7 +441,18 @@ pub fn is_definition_line(line: &str) -> bool {
 impl Truncation {
     /// The same result with `kept` and `segments` in UTF-16 code units, so that JavaScript
     /// can slice its strings with them (`input` is the text that was truncated).
-    pub fn into_utf16_offsets(mut self, input: &str) -> Truncation {
+    pub fn into_utf16_offsets(self, input: &str) -> Truncation {
+        self.to_utf16(input, None)
+    }
+
+    /// [`Truncation::into_utf16_offsets`] for a caller that knows the input's length in
+    /// UTF-16 units (JavaScript's `length`). When that equals its length in bytes the input
+    /// is ASCII and its offsets are the same in both units, so only the output is read.
+    pub fn into_utf16_offsets_of(self, input: &str, input_utf16_len: usize) -> Truncation {
+        self.to_utf16(input, Some(input_utf16_len))
+    }
+
+    fn to_utf16(mut self, input: &str, input_utf16_len: Option<usize>) -> Truncation {
         if self.offsets == Offsets::Utf16 {
             return self;
         }
@@ -458,7 +469,11 @@ impl Truncation {
             .copied()
             .collect();
         let out_at: Vec<usize> = self.segments.iter().flat_map(|s| s.output).collect();
-        let src = Utf16Map::new(input, src_at);
+        let src = if input_utf16_len == Some(input.len()) {
+            Utf16Map::identity(input.len())
+        } else {
+            Utf16Map::new(input, src_at)
+        };
         let out = Utf16Map::new(&self.text, out_at);
         for r in &mut self.kept {
             *r = [src.get(r[0]), src.get(r[1])];
@@ -474,36 +489,51 @@ impl Truncation {
     }
 }
 
-/// Byte offset → UTF-16 offset for a known set of byte offsets, in one pass over the text.
-struct Utf16Map(Vec<(usize, usize)>);
+/// Byte offset → UTF-16 offset for a known set of byte offsets: the UTF-16 units before each
+/// one, counted from the previous one, so the text is read once and only up to the last
+/// offset. The count works on bytes, a word at a time (`budget::utf16_units`), not char by
+/// char: the input is often megabytes of ASCII.
+enum Utf16Map {
+    Counted(Vec<(usize, usize)>),
+    /// An ASCII text of this length: every offset up to it maps to itself.
+    Identity(usize),
+}
 
 impl Utf16Map {
+    fn identity(len: usize) -> Utf16Map {
+        Utf16Map::Identity(len)
+    }
+
     fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
         at.sort_unstable();
         at.dedup();
+        let bytes = text.as_bytes();
         let mut map = Vec::with_capacity(at.len());
         let mut units = 0;
-        let mut next = at.iter().peekable();
-        for (i, c) in text
-            .char_indices()
-            .chain(std::iter::once((text.len(), '\0')))
-        {
-            while let Some(&&b) = next.peek() {
-                if b > i {
-                    break;
-                }
-                map.push((b, units));
-                next.next();
-            }
-            units += c.len_utf16();
+        let mut prev = 0;
+        // Offsets beyond the text have no mapping (and read as 0), as before.
+        for b in at.into_iter().take_while(|&b| b <= bytes.len()) {
+            units += budget::utf16_units(&bytes[prev..b]);
+            map.push((b, units));
+            prev = b;
         }
-        Utf16Map(map)
+        Utf16Map::Counted(map)
     }
 
     fn get(&self, byte: usize) -> usize {
-        self.0
-            .binary_search_by_key(&byte, |p| p.0)
-            .map_or(0, |i| self.0[i].1)
+        match self {
+            Utf16Map::Counted(map) => map
+                .binary_search_by_key(&byte, |p| p.0)
+                .map_or(0, |i| map[i].1),
+            // Offsets beyond the text read as 0, as in the counted map.
+            Utf16Map::Identity(len) => {
+                if byte <= *len {
+                    byte
+                } else {
+                    0
+                }
+            }
+        }
     }
 }
 
@@ -533,15 +563,14 @@ pub fn truncate_with(
             _ => Ok(Measure::for_unit(unit).of(s)),
         }
     };
-    let full = if header.is_empty() {
-        std::borrow::Cow::Borrowed(text)
-    } else {
-        std::borrow::Cow::Owned(format!("{header}{text}"))
-    };
-    let full_size = size(&full)?;
-    drop(full);
-
     let ctx = Ctx::new(text, options, Measure::for_unit(unit));
+    // Bytes, chars and UTF-16 units add up, so the header is measured apart from the text
+    // (no copy of a large text behind it); a token counter must see them together.
+    let full_size = match unit {
+        Unit::Tokens if header.is_empty() => size(text)?,
+        Unit::Tokens => size(&format!("{header}{text}"))?,
+        _ => ctx.m.of(&header) + ctx.measure(0, text.len()),
+    };
     if full_size <= limit {
         let mut out = Out::new(text);
         out.keep(0, text.len());
@@ -697,28 +726,41 @@ pub(crate) struct Ctx<'a> {
     pub lines: Vec<Line>,
     pub m: Measure,
     pub opts: &'a Options,
+    /// `src` is all ASCII (then every measure of a stretch is its length).
+    ascii: bool,
+    /// Lines whose content holds a `\r`, ascending.
+    pub cr_lines: Vec<usize>,
     errors: OnceCell<Vec<bool>>,
 }
 
 impl<'a> Ctx<'a> {
     fn new(src: &'a str, opts: &'a Options, m: Measure) -> Self {
+        let split = lines::split(src);
         Ctx {
             src,
-            lines: split_lines(src),
+            lines: split.lines,
             m,
             opts,
+            ascii: split.ascii,
+            cr_lines: split.cr_lines,
             errors: OnceCell::new(),
+        }
+    }
+
+    /// `m` of `src[start..end]`, without reading it when the source is ASCII.
+    #[inline]
+    pub fn measure(&self, start: usize, end: usize) -> usize {
+        if self.ascii {
+            end - start
+        } else {
+            self.m.of(&self.src[start..end])
         }
     }
 
     /// Which lines match the error patterns (computed once).
     pub fn error_flags(&self) -> &[bool] {
-        self.errors.get_or_init(|| {
-            self.lines
-                .iter()
-                .map(|l| matcher::is_error_line(l.content(self.src).as_bytes()))
-                .collect()
-        })
+        self.errors
+            .get_or_init(|| matcher::error_flags(self.src.as_bytes(), &self.lines))
     }
 
     pub fn exit_reported(&self) -> bool {

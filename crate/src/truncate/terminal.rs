@@ -11,7 +11,7 @@
 //! `exit_code`, and the header), and the marker says so.
 
 use super::ends::{line_units, Shape, SpotStyle, Unit};
-use super::lines::Line;
+use super::lines::{same_bytes, Line};
 use super::marker::plural;
 use super::matcher::is_error_line;
 use super::Ctx;
@@ -51,12 +51,16 @@ fn collapse(ctx: &Ctx, flags: &[bool]) -> Vec<Unit> {
     let src = ctx.src;
     let lines = &ctx.lines;
     let mut units = Vec::with_capacity(lines.len());
+    // Only lines with a `\r` can hold redraws; the split found them.
+    let mut cr_lines = ctx.cr_lines.iter().copied().peekable();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
         let content = line.content(src);
         let mut note = String::new();
-        let keep_start = match redraws(ctx, &line) {
+        while cr_lines.next_if(|&c| c < i).is_some() {}
+        let has_cr = cr_lines.peek() == Some(&i);
+        let keep_start = match has_cr.then(|| redraws(ctx, &line)).flatten() {
             Some((start, n)) => {
                 note.push_str(&format!(
                     "[... {} collapsed ...]\n",
@@ -67,7 +71,7 @@ fn collapse(ctx: &Ctx, flags: &[bool]) -> Vec<Unit> {
             None => line.start,
         };
         let mut j = i + 1;
-        while j < lines.len() && lines[j].content(src) == content {
+        while j < lines.len() && same_bytes(lines[j].content(src).as_bytes(), content.as_bytes()) {
             j += 1;
         }
         let mut last = i;
@@ -77,7 +81,10 @@ fn collapse(ctx: &Ctx, flags: &[bool]) -> Vec<Unit> {
                 j - i - 1,
                 if j - i - 1 == 1 { "time" } else { "times" }
             );
-            let saved: usize = lines[i + 1..j].iter().map(|l| ctx.m.of(l.text(src))).sum();
+            let saved: usize = lines[i + 1..j]
+                .iter()
+                .map(|l| ctx.measure(l.start, l.end))
+                .sum();
             if saved > ctx.m.of(&repeat) {
                 note.push_str(&repeat);
                 last = j - 1;

@@ -65,8 +65,8 @@ pub(crate) fn from_js<T: serde::de::DeserializeOwned>(
 
 /// Input that may be a string or bytes (`Uint8Array`, `ArrayBuffer`): copied once into Rust.
 pub(crate) fn bytes_of(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
-    if let Some(s) = value.as_string() {
-        return Ok(s.into_bytes());
+    if let Some(s) = value.dyn_ref::<js_sys::JsString>() {
+        return Ok(string_of(s).into_bytes());
     }
     if value.is_instance_of::<js_sys::Uint8Array>() {
         return Ok(js_sys::Uint8Array::unchecked_from_js_ref(value).to_vec());
@@ -78,4 +78,83 @@ pub(crate) fn bytes_of(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> 
         &format!("{what} must be a string, a Uint8Array or an ArrayBuffer"),
         "invalid_argument",
     ))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The engine's `TextEncoder` (Node, Deno, workerd and browsers all have one; the
+    /// wasm-bindgen glue relies on it too).
+    type TextEncoder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TextEncoder;
+    #[wasm_bindgen(method, js_name = encodeInto)]
+    fn encode_into(
+        this: &TextEncoder,
+        source: &js_sys::JsString,
+        destination: &js_sys::Uint8Array,
+    ) -> EncodeIntoResult;
+
+    /// `{ read, written }`: UTF-16 units consumed, bytes written.
+    type EncodeIntoResult;
+    #[wasm_bindgen(method, getter)]
+    fn read(this: &EncodeIntoResult) -> f64;
+    #[wasm_bindgen(method, getter)]
+    fn written(this: &EncodeIntoResult) -> f64;
+}
+
+thread_local! {
+    static ENCODER: TextEncoder = TextEncoder::new();
+}
+
+/// A JS string as a Rust `String`: the engine encodes it straight into a Rust-owned buffer
+/// with `TextEncoder.encodeInto`.
+///
+/// wasm-bindgen's own string passing (`&str`, `String`, `JsValue::as_string`) copies the
+/// ASCII prefix with a JavaScript `charCodeAt` loop, one character per iteration, which for
+/// a multi-megabyte tool result costs more than the truncation itself; `encodeInto` is a
+/// native bulk copy. The buffer starts at one byte per UTF-16 unit (exact for ASCII); when
+/// the encoder stops for lack of room, the rest gets three bytes per unit (the most any unit
+/// needs) and a second call. Lone surrogates become U+FFFD, as with wasm-bindgen.
+pub(crate) fn string_of(s: &js_sys::JsString) -> String {
+    let len = s.length() as usize;
+    let mut buf: Vec<u8> = Vec::with_capacity(len);
+    let mut read = 0usize;
+    let mut rest = s.clone();
+    // Two passes always suffice (see above); the bound only rules out a loop on an engine bug.
+    for _ in 0..4 {
+        let spare = buf.capacity() - buf.len();
+        // SAFETY: the view covers the vector's spare capacity, which it owns, and lives only
+        // for this call, during which nothing else allocates (allocation could move memory).
+        let view =
+            unsafe { js_sys::Uint8Array::view_mut_raw(buf.as_mut_ptr().add(buf.len()), spare) };
+        let done = ENCODER.with(|e| e.encode_into(&rest, &view));
+        let written = (done.written() as usize).min(spare);
+        // SAFETY: the encoder initialised the first `written` bytes of the spare capacity.
+        unsafe { buf.set_len(buf.len() + written) };
+        read += done.read() as usize;
+        if read >= len {
+            break;
+        }
+        rest = s.slice(read as u32, len as u32);
+        buf.reserve((len - read) * 3);
+    }
+    if read < len {
+        return s.as_string().unwrap_or_default();
+    }
+    // encodeInto writes UTF-8 and stops only between code points, so this is valid; checked
+    // anyway rather than trusted. One byte per unit means ASCII, which a word-at-a-time OR
+    // confirms faster than the general validator.
+    if buf.len() == len && is_ascii(&buf) {
+        // SAFETY: all bytes are below 0x80, and ASCII is valid UTF-8.
+        return unsafe { String::from_utf8_unchecked(buf) };
+    }
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Whether every byte is below 0x80 (the OR of all words, which the compiler vectorizes).
+fn is_ascii(b: &[u8]) -> bool {
+    let words = b.chunks_exact(8);
+    let tail = words.remainder().iter().fold(0u8, |a, &x| a | x);
+    let any = words.fold(0u64, |a, w| a | u64::from_le_bytes(w.try_into().unwrap()));
+    (any & 0x8080_8080_8080_8080) == 0 && tail < 0x80
 }

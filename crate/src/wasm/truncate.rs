@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 
 use super::canonical::json_text_of;
 use super::check::JsInput;
-use super::{bytes_of, error_with_code, from_js, into_error, to_js};
+use super::{bytes_of, error_with_code, from_js, into_error, string_of, to_js};
 use crate::truncate::{
     self, AuditRecord, Budget, Fetch, FileOptions, JsonOptions, Options, Pattern, TerminalOptions,
     TokenCounter, ToolKind,
@@ -335,8 +335,13 @@ pub fn truncate_js(
     #[wasm_bindgen(js_name = options)] options_: Option<JsTruncateOptions>,
     #[wasm_bindgen(js_name = countTokens)] count_tokens: Option<JsTokenCounter>,
 ) -> Result<JsTruncation, JsValue> {
-    let text = match input.as_string() {
-        Some(s) => s,
+    // A JS string's length in UTF-16 units, when the input is one.
+    let mut utf16_len = None;
+    let text = match input.dyn_ref::<js_sys::JsString>() {
+        Some(s) => {
+            utf16_len = Some(s.length() as usize);
+            string_of(s)
+        }
         None => {
             let bytes = bytes_of(input, "input")?;
             String::from_utf8(bytes)
@@ -354,7 +359,11 @@ pub fn truncate_js(
         None => truncate::truncate(&text, &opts),
     }
     .map_err(into_error)?;
-    Ok(to_js(&result.into_utf16_offsets(&text))?.unchecked_into())
+    let result = match utf16_len {
+        Some(units) => result.into_utf16_offsets_of(&text, units),
+        None => result.into_utf16_offsets(&text),
+    };
+    Ok(to_js(&result)?.unchecked_into())
 }
 
 /// Seed 001 §9's aggregate over audit records (toolslice's or the seed's own).
