@@ -17,6 +17,7 @@ mod fxhash;
 pub mod lines;
 pub mod pack;
 pub mod redact;
+mod sort;
 pub mod span;
 pub mod truncate;
 

@@ -74,7 +74,7 @@ type Grouped<'a> = (Vec<&'a Row>, BTreeMap<(String, String), Vec<usize>>, u64);
 /// Rows in line order, the indexes of each (tool, observed hash), and the unhashed count.
 fn group(report: &Report) -> Grouped<'_> {
     let mut rows: Vec<&Row> = report.rows.iter().collect();
-    rows.sort_by_key(|r| r.line);
+    crate::sort::sort_by_key(&mut rows, |r| r.line);
     let mut by_key: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut unhashed = 0;
     for (i, row) in rows.iter().enumerate() {
@@ -125,7 +125,7 @@ pub fn compare_span_runs(left: &Report, right: &Report) -> SpanRunDiff {
             only_right += ridx.len() as u64;
         }
     }
-    injected_changed.sort_by_key(|c| c.left.line);
+    crate::sort::sort_by_key(&mut injected_changed, |c| c.left.line);
 
     let builders = |rows: &[&Row]| -> Vec<Option<String>> {
         let set: BTreeSet<Option<String>> = rows

@@ -499,7 +499,7 @@ impl ReportBuilder {
 
     pub fn finish(mut self) -> Report {
         // Stable sort: within a priority, input order (line) is kept, as in the seed.
-        self.rows.sort_by_key(|r| (r.status.priority(), r.line));
+        crate::sort::sort_by_key(&mut self.rows, |r| (r.status.priority(), r.line));
         let rollup = self.rollup();
         let counts = self.counts;
         let silent_clips_per_100 = if counts.total == 0 {
@@ -517,7 +517,7 @@ impl ReportBuilder {
                 median_injected_bytes: median(&mut acc.injected),
             })
             .collect();
-        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        crate::sort::sort_by(&mut tools, |a, b| a.name.cmp(&b.name));
         let no_builder = (self.no_builder.0 > 0).then_some((None, self.no_builder));
         let mut builders: Vec<BuilderStats> = self
             .builders
@@ -531,7 +531,9 @@ impl ReportBuilder {
                 silent_clip_rate: silent as f64 * 100.0 / spans as f64,
             })
             .collect();
-        builders.sort_by(|a, b| a.prompt_builder_version.cmp(&b.prompt_builder_version));
+        crate::sort::sort_by(&mut builders, |a, b| {
+            a.prompt_builder_version.cmp(&b.prompt_builder_version)
+        });
         let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
         Report {
             format: self.format,
@@ -588,7 +590,7 @@ impl ReportBuilder {
             }
         }
         let mut list: Vec<Rollup> = entries.into_values().collect();
-        list.sort_by(|a, b| {
+        crate::sort::sort_by(&mut list, |a, b| {
             (a.line.is_none(), a.line, &a.span_id).cmp(&(b.line.is_none(), b.line, &b.span_id))
         });
         list
@@ -616,11 +618,15 @@ fn median(values: &mut [u64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
-    values.sort_unstable();
-    let mid = values.len() / 2;
-    Some(if values.len() % 2 == 1 {
-        values[mid] as f64
+    // A selection, not a sort: O(n), and these are the only u64 values the crate orders (the
+    // crate's one sort, `crate::sort`, goes through indexes and would be slower here).
+    let (mid, odd) = (values.len() / 2, values.len() % 2 == 1);
+    let (below, &mut middle, _) = values.select_nth_unstable(mid);
+    Some(if odd {
+        middle as f64
     } else {
-        (values[mid - 1] as f64 + values[mid] as f64) / 2.0
+        // Everything below `mid` is <= the middle value; the largest of it is the other one.
+        let lower = below.iter().copied().max().unwrap_or(middle);
+        (lower as f64 + middle as f64) / 2.0
     })
 }

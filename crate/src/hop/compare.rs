@@ -69,7 +69,7 @@ fn rules(row: &HopRow) -> BTreeMap<&str, String> {
     out.into_iter()
         .map(|(k, mut v)| {
             (k, {
-                v.sort_unstable();
+                crate::sort::sort(&mut v);
                 v.join("+")
             })
         })

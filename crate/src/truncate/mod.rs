@@ -479,7 +479,7 @@ struct Utf16Map(Vec<(usize, usize)>);
 
 impl Utf16Map {
     fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
-        at.sort_unstable();
+        crate::sort::sort(&mut at);
         at.dedup();
         let mut map = Vec::with_capacity(at.len());
         let mut units = 0;

@@ -14,14 +14,24 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::Coded;
 
+// `check` is the small module's API (see the features in Cargo.toml); `full` adds the rest.
+#[cfg(feature = "full")]
 pub mod canonical;
+#[cfg(feature = "check")]
 pub mod check;
+#[cfg(feature = "check")]
 pub mod formats;
+#[cfg(feature = "full")]
 pub mod gate;
+#[cfg(feature = "check")]
 pub mod hash;
+#[cfg(feature = "full")]
 pub mod hop;
+#[cfg(feature = "full")]
 pub mod pack;
+#[cfg(feature = "full")]
 pub mod redact;
+#[cfg(feature = "full")]
 pub mod truncate;
 
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
