@@ -351,13 +351,14 @@ function benchRedact() {
 // main build is untouched) and measures size, checker and SHA-256 throughput of each in a
 // fresh Node process. Slow (a full wasm build per variant): only with --profiles.
 const PROFILES = [
-  { name: 'opt-level=3, +simd128, wasm-opt -O3 (chosen)', env: {} },
-  { name: 'opt-level=3, no simd128, wasm-opt -O3', env: { TOOLSLICE_WASM_RUSTFLAGS: '' } },
-  { name: 'opt-level=3, +simd128, wasm-opt -Oz', env: { TOOLSLICE_WASM_OPT: 'Oz' } },
-  { name: 'opt-level=3, +simd128, no wasm-opt', env: { TOOLSLICE_WASM_OPT: 'none' } },
+  { name: 'opt-level=2, +simd128, wasm-opt -O3 (chosen)', env: {} },
+  { name: 'opt-level=3, +simd128, wasm-opt -O3', env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' } },
+  { name: 'opt-level=2, no simd128, wasm-opt -O3', env: { TOOLSLICE_WASM_RUSTFLAGS: '' } },
+  { name: 'opt-level=2, +simd128, wasm-opt -Oz', env: { TOOLSLICE_WASM_OPT: 'Oz' } },
+  { name: 'opt-level=2, +simd128, no wasm-opt', env: { TOOLSLICE_WASM_OPT: 'none' } },
   { name: 'opt-level="s", +simd128, wasm-opt -Oz', env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: 's', TOOLSLICE_WASM_OPT: 'Oz' } },
   { name: 'opt-level="z", +simd128, wasm-opt -Oz', env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', TOOLSLICE_WASM_OPT: 'Oz' } },
-  { name: 'opt-level=3, thin LTO, 16 codegen units', env: { CARGO_PROFILE_RELEASE_LTO: 'thin', CARGO_PROFILE_RELEASE_CODEGEN_UNITS: '16' } },
+  { name: 'opt-level=2, thin LTO, 16 codegen units', env: { CARGO_PROFILE_RELEASE_LTO: 'thin', CARGO_PROFILE_RELEASE_CODEGEN_UNITS: '16' } },
 ];
 
 function benchProfiles() {

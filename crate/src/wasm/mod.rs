@@ -23,7 +23,7 @@ pub mod check;
 pub mod formats;
 #[cfg(feature = "full")]
 pub mod gate;
-#[cfg(feature = "check")]
+#[cfg(feature = "full")]
 pub mod hash;
 #[cfg(feature = "full")]
 pub mod hop;
