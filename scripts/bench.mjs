@@ -155,6 +155,8 @@ import { openSync } from 'node:fs';
 function benchModule() {
   const wasmBytes = readFileSync(`${repo}/pkg/toolslice_bg.wasm`);
   const glue = readFileSync(`${repo}/pkg/toolslice.js`);
+  const checkBytes = readFileSync(`${repo}/pkg/check/toolslice_bg.wasm`);
+  const checkGlue = readFileSync(`${repo}/pkg/check/toolslice.js`);
   const gz = (b) => gzipSync(b, { level: 9 }).length;
   const br = (b) => brotliCompressSync(b, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length;
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
@@ -176,6 +178,8 @@ function benchModule() {
       '|---|---:|---:|---:|',
       `| toolslice_bg.wasm | ${kb(wasmBytes.length)} | ${kb(gz(wasmBytes))} | ${kb(br(wasmBytes))} |`,
       `| toolslice.js (glue) | ${kb(glue.length)} | ${kb(gz(glue))} | ${kb(br(glue))} |`,
+      `| check/toolslice_bg.wasm (\`toolslice/check\`) | ${kb(checkBytes.length)} | ${kb(gz(checkBytes))} | ${kb(br(checkBytes))} |`,
+      `| check/toolslice.js (glue) | ${kb(checkGlue.length)} | ${kb(gz(checkGlue))} | ${kb(br(checkGlue))} |`,
       '',
       `Compile (\`new WebAssembly.Module\`): median ${median(compiles).toFixed(2)} ms. ` +
       `Cold \`import('toolslice')\` in a fresh Node process (read + compile + instantiate): median ${median(cold).toFixed(2)} ms.`,
