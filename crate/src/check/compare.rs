@@ -128,10 +128,10 @@ pub fn compare_span_runs(left: &Report, right: &Report) -> SpanRunDiff {
     crate::sort::sort_by_key(&mut injected_changed, |c| c.left.line);
 
     let builders = |rows: &[&Row]| -> Vec<Option<String>> {
-        let set: BTreeSet<Option<String>> = rows
-            .iter()
-            .map(|r| r.prompt_builder_version.clone())
-            .collect();
+        // Extended, not collected: collecting into a BTreeSet sorts, another copy of std's
+        // sort in the wasm module (see `crate::sort`).
+        let mut set: BTreeSet<Option<String>> = BTreeSet::new();
+        set.extend(rows.iter().map(|r| r.prompt_builder_version.clone()));
         set.into_iter().collect()
     };
     let left_builders = builders(&lrows);
