@@ -155,6 +155,8 @@ import { openSync } from 'node:fs';
 function benchModule() {
   const wasmBytes = readFileSync(`${repo}/pkg/toolslice_bg.wasm`);
   const glue = readFileSync(`${repo}/pkg/toolslice.js`);
+  const checkBytes = readFileSync(`${repo}/pkg/check/toolslice_bg.wasm`);
+  const checkGlue = readFileSync(`${repo}/pkg/check/toolslice.js`);
   const gz = (b) => gzipSync(b, { level: 9 }).length;
   const br = (b) => brotliCompressSync(b, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length;
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
@@ -176,6 +178,8 @@ function benchModule() {
       '|---|---:|---:|---:|',
       `| toolslice_bg.wasm | ${kb(wasmBytes.length)} | ${kb(gz(wasmBytes))} | ${kb(br(wasmBytes))} |`,
       `| toolslice.js (glue) | ${kb(glue.length)} | ${kb(gz(glue))} | ${kb(br(glue))} |`,
+      `| check/toolslice_bg.wasm (\`toolslice/check\`) | ${kb(checkBytes.length)} | ${kb(gz(checkBytes))} | ${kb(br(checkBytes))} |`,
+      `| check/toolslice.js (glue) | ${kb(checkGlue.length)} | ${kb(gz(checkGlue))} | ${kb(br(checkGlue))} |`,
       '',
       `Compile (\`new WebAssembly.Module\`): median ${median(compiles).toFixed(2)} ms. ` +
       `Cold \`import('toolslice')\` in a fresh Node process (read + compile + instantiate): median ${median(cold).toFixed(2)} ms.`,
@@ -351,13 +355,14 @@ function benchRedact() {
 // main build is untouched) and measures size, checker and SHA-256 throughput of each in a
 // fresh Node process. Slow (a full wasm build per variant): only with --profiles.
 const PROFILES = [
-  { name: 'opt-level=3, +simd128, wasm-opt -O3 (chosen)', env: {} },
-  { name: 'opt-level=3, no simd128, wasm-opt -O3', env: { TOOLSLICE_WASM_RUSTFLAGS: '' } },
-  { name: 'opt-level=3, +simd128, wasm-opt -Oz', env: { TOOLSLICE_WASM_OPT: 'Oz' } },
-  { name: 'opt-level=3, +simd128, no wasm-opt', env: { TOOLSLICE_WASM_OPT: 'none' } },
+  { name: 'opt-level=2, +simd128, wasm-opt -O3 (chosen)', env: {} },
+  { name: 'opt-level=3, +simd128, wasm-opt -O3', env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: '3' } },
+  { name: 'opt-level=2, no simd128, wasm-opt -O3', env: { TOOLSLICE_WASM_RUSTFLAGS: '' } },
+  { name: 'opt-level=2, +simd128, wasm-opt -Oz', env: { TOOLSLICE_WASM_OPT: 'Oz' } },
+  { name: 'opt-level=2, +simd128, no wasm-opt', env: { TOOLSLICE_WASM_OPT: 'none' } },
   { name: 'opt-level="s", +simd128, wasm-opt -Oz', env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: 's', TOOLSLICE_WASM_OPT: 'Oz' } },
   { name: 'opt-level="z", +simd128, wasm-opt -Oz', env: { CARGO_PROFILE_RELEASE_OPT_LEVEL: 'z', TOOLSLICE_WASM_OPT: 'Oz' } },
-  { name: 'opt-level=3, thin LTO, 16 codegen units', env: { CARGO_PROFILE_RELEASE_LTO: 'thin', CARGO_PROFILE_RELEASE_CODEGEN_UNITS: '16' } },
+  { name: 'opt-level=2, thin LTO, 16 codegen units', env: { CARGO_PROFILE_RELEASE_LTO: 'thin', CARGO_PROFILE_RELEASE_CODEGEN_UNITS: '16' } },
 ];
 
 function benchProfiles() {

@@ -19,6 +19,7 @@ pub mod lines;
 pub mod pack;
 pub mod redact;
 pub mod runs;
+mod sort;
 pub mod span;
 pub mod truncate;
 

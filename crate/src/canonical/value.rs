@@ -88,7 +88,7 @@ fn write_value(
         }
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| key_order(form, a.0, b.0));
+            crate::sort::sort_by(&mut entries, |a, b| key_order(form, a.0, b.0));
             out.push('{');
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {

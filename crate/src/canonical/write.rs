@@ -198,7 +198,7 @@ fn sort_members(doc: &mut Doc<'_>, form: Form, start: usize, len: usize) {
     {
         return;
     }
-    members.sort_by(order);
+    crate::sort::sort_by(members, order);
 }
 
 fn write_text(out: &mut String, doc: &Doc<'_>, t: Text) {

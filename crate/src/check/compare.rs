@@ -74,7 +74,7 @@ type Grouped<'a> = (Vec<&'a Row>, BTreeMap<(String, String), Vec<usize>>, u64);
 /// Rows in line order, the indexes of each (tool, observed hash), and the unhashed count.
 fn group(report: &Report) -> Grouped<'_> {
     let mut rows: Vec<&Row> = report.rows.iter().collect();
-    rows.sort_by_key(|r| r.line);
+    crate::sort::sort_by_key(&mut rows, |r| r.line);
     let mut by_key: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut unhashed = 0;
     for (i, row) in rows.iter().enumerate() {
@@ -125,13 +125,13 @@ pub fn compare_span_runs(left: &Report, right: &Report) -> SpanRunDiff {
             only_right += ridx.len() as u64;
         }
     }
-    injected_changed.sort_by_key(|c| c.left.line);
+    crate::sort::sort_by_key(&mut injected_changed, |c| c.left.line);
 
     let builders = |rows: &[&Row]| -> Vec<Option<String>> {
-        let set: BTreeSet<Option<String>> = rows
-            .iter()
-            .map(|r| r.prompt_builder_version.clone())
-            .collect();
+        // Extended, not collected: collecting into a BTreeSet sorts, another copy of std's
+        // sort in the wasm module (see `crate::sort`).
+        let mut set: BTreeSet<Option<String>> = BTreeSet::new();
+        set.extend(rows.iter().map(|r| r.prompt_builder_version.clone()));
         set.into_iter().collect()
     };
     let left_builders = builders(&lrows);

@@ -531,7 +531,7 @@ impl ReportBuilder {
                 median_injected_bytes: median(&mut acc.injected),
             })
             .collect();
-        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        crate::sort::sort_by(&mut tools, |a, b| a.name.cmp(&b.name));
         let no_builder = (self.no_builder.0 > 0).then_some((None, self.no_builder));
         let mut builders: Vec<BuilderStats> = (self.builder_names.into_names().into_iter())
             .zip(self.builders)
@@ -544,7 +544,9 @@ impl ReportBuilder {
                 silent_clip_rate: silent as f64 * 100.0 / spans as f64,
             })
             .collect();
-        builders.sort_by(|a, b| a.prompt_builder_version.cmp(&b.prompt_builder_version));
+        crate::sort::sort_by(&mut builders, |a, b| {
+            a.prompt_builder_version.cmp(&b.prompt_builder_version)
+        });
         let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
         Report {
             format: self.format,
@@ -620,7 +622,7 @@ impl ReportBuilder {
             }
         }
         let mut list: Vec<Rollup> = entries.into_values().collect();
-        list.sort_by(|a, b| {
+        crate::sort::sort_by(&mut list, |a, b| {
             (a.line.is_none(), a.line, &a.span_id).cmp(&(b.line.is_none(), b.line, &b.span_id))
         });
         list
@@ -637,13 +639,16 @@ fn median(values: &mut [u64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
-    let odd = values.len() % 2 == 1;
-    let (lower, &mut upper, _) = values.select_nth_unstable(values.len() / 2);
+    // A selection, not a sort: O(n), and these are the only u64 values the crate orders (the
+    // crate's one sort, `crate::sort`, goes through indexes and would be slower here).
+    let (mid, odd) = (values.len() / 2, values.len() % 2 == 1);
+    let (below, &mut middle, _) = values.select_nth_unstable(mid);
     Some(if odd {
-        upper as f64
+        middle as f64
     } else {
-        let below = lower.iter().copied().max().unwrap_or(upper);
-        (below as f64 + upper as f64) / 2.0
+        // Everything below `mid` is <= the middle value; the largest of it is the other one.
+        let lower = below.iter().copied().max().unwrap_or(middle);
+        (lower as f64 + middle as f64) / 2.0
     })
 }
 
@@ -662,7 +667,7 @@ fn by_priority(rows: Vec<Row>) -> Vec<Row> {
     }
     let mut out = Vec::with_capacity(total);
     for bucket in &mut buckets {
-        bucket.sort_by_key(|r| r.line);
+        crate::sort::sort_by_key(bucket, |r| r.line);
         out.append(bucket);
     }
     out

@@ -201,7 +201,7 @@ fn in_time_order<'a>(indexes: &mut [usize], at: impl Fn(usize) -> &'a SpanRef) {
             (start.is_none(), start.unwrap_or(0), at.seq, i)
         })
         .collect();
-    keyed.sort_unstable();
+    crate::sort::sort(&mut keyed);
     for (slot, key) in indexes.iter_mut().zip(keyed) {
         *slot = key.3;
     }

@@ -66,14 +66,14 @@ fn rules(row: &HopRow) -> BTreeMap<&str, String> {
             .or_default()
             .push(r.rule_id.as_str());
     }
-    out.into_iter()
-        .map(|(k, mut v)| {
-            (k, {
-                v.sort_unstable();
-                v.join("+")
-            })
-        })
-        .collect()
+    // Inserted one by one: collecting into a BTreeMap sorts, another copy of std's sort in
+    // the wasm module (see `crate::sort`).
+    let mut joined = BTreeMap::new();
+    for (k, mut v) in out {
+        crate::sort::sort(&mut v);
+        joined.insert(k, v.join("+"));
+    }
+    joined
 }
 
 fn compare_pair(l: &HopRow, r: &HopRow) -> (RowVerdict, Vec<&'static str>, Vec<PolicyDrift>) {
@@ -88,7 +88,8 @@ fn compare_pair(l: &HopRow, r: &HopRow) -> (RowVerdict, Vec<&'static str>, Vec<P
         changed.push("model");
     }
     let (lr, rr) = (rules(l), rules(r));
-    let fields: BTreeSet<&str> = lr.keys().chain(rr.keys()).copied().collect();
+    let mut fields: BTreeSet<&str> = BTreeSet::new(); // extend, not collect: see `rules`
+    fields.extend(lr.keys().chain(rr.keys()).copied());
     let drift: Vec<PolicyDrift> = fields
         .into_iter()
         .filter(|f| lr.get(f) != rr.get(f))

@@ -392,7 +392,7 @@ fn push_key(path: &mut String, key: &str) {
 /// rule the most specific (lowest in [`Rule`] order). Ranges are widened to UTF-8
 /// boundaries (never narrowed: a wider cut cannot leak).
 fn merge(mut found: Vec<Finding>) -> Vec<Finding> {
-    found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end), f.rule));
+    crate::sort::sort_by_key(&mut found, |f| (f.start, std::cmp::Reverse(f.end), f.rule));
     let mut out: Vec<Finding> = Vec::with_capacity(found.len());
     for f in found {
         match out.last_mut() {

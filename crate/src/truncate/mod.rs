@@ -442,17 +442,17 @@ impl Truncation {
     /// The same result with `kept` and `segments` in UTF-16 code units, so that JavaScript
     /// can slice its strings with them (`input` is the text that was truncated).
     pub fn into_utf16_offsets(self, input: &str) -> Truncation {
-        self.to_utf16(input, None)
+        self.utf16_offsets(input, None)
     }
 
     /// [`Truncation::into_utf16_offsets`] for a caller that knows the input's length in
     /// UTF-16 units (JavaScript's `length`). When that equals its length in bytes the input
     /// is ASCII and its offsets are the same in both units, so only the output is read.
     pub fn into_utf16_offsets_of(self, input: &str, input_utf16_len: usize) -> Truncation {
-        self.to_utf16(input, Some(input_utf16_len))
+        self.utf16_offsets(input, Some(input_utf16_len))
     }
 
-    fn to_utf16(mut self, input: &str, input_utf16_len: Option<usize>) -> Truncation {
+    fn utf16_offsets(mut self, input: &str, input_utf16_len: Option<usize>) -> Truncation {
         if self.offsets == Offsets::Utf16 {
             return self;
         }
@@ -505,7 +505,7 @@ impl Utf16Map {
     }
 
     fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
-        at.sort_unstable();
+        crate::sort::sort(&mut at);
         at.dedup();
         let bytes = text.as_bytes();
         let mut map = Vec::with_capacity(at.len());

@@ -141,7 +141,7 @@ impl<'a> Out<'a> {
 /// Sorted, merged source ranges of the kept segments.
 pub(crate) fn kept_ranges(segments: &[Segment]) -> Vec<[usize; 2]> {
     let mut ranges: Vec<[usize; 2]> = segments.iter().filter_map(|s| s.source).collect();
-    ranges.sort_unstable();
+    crate::sort::sort(&mut ranges);
     let mut merged: Vec<[usize; 2]> = Vec::with_capacity(ranges.len());
     for r in ranges {
         match merged.last_mut() {

@@ -10,19 +10,33 @@
 //!   is written in a `typescript_custom_section` next to it. No bare `any` reaches users.
 //! - Errors are thrown as `Error` objects with a stable `code` property (see [`into_error`]).
 
+// With neither API feature (a build nobody ships) the shared helpers below go unused.
+#![cfg_attr(not(feature = "check"), allow(dead_code, unused_imports))]
+
 use wasm_bindgen::prelude::*;
 
 use crate::error::Coded;
 
+// `check` is the small module's API (see the features in Cargo.toml); `full` adds the rest.
+#[cfg(feature = "full")]
 pub mod canonical;
+#[cfg(feature = "check")]
 pub mod check;
+#[cfg(feature = "check")]
 pub mod formats;
+#[cfg(feature = "full")]
 pub mod gate;
+#[cfg(feature = "full")]
 pub mod hash;
+#[cfg(feature = "full")]
 pub mod hop;
+#[cfg(feature = "full")]
 pub mod pack;
+#[cfg(feature = "full")]
 pub mod redact;
+#[cfg(feature = "full")]
 pub mod runs;
+#[cfg(feature = "full")]
 pub mod truncate;
 
 /// Runs once when the module is instantiated: route Rust panics (which should never happen;
