@@ -58,8 +58,22 @@ test('getMore pages from the module store and from a Map', () => {
   assert.ok(toolslice.pageStoreStats().entries >= 1);
 });
 
+test('text reaches the packer whole: non-ASCII at both ends, surrogate pairs, and null as absent', () => {
+  const text = 'é' + 'build ok\n'.repeat(2000) + 'error: 💥 failed\n' + '末';
+  const packed = toolslice.pack({ tool: 'shell', callId: 'u1', text, exitCode: 1 }, { limit: 100000 });
+  assert.equal(packed.envelope.content.includes('💥'), true);
+  // The observed side counts the text's UTF-8 bytes: dropping the leading 'é' (2 bytes) and
+  // the trailing '末' (3 bytes) must change it by exactly 5.
+  const plain = toolslice.pack({ tool: 'shell', callId: 'u2', text: text.slice(1, -1), exitCode: 1 }, { limit: 100000 });
+  assert.equal(packed.span.observed_bytes - plain.span.observed_bytes, 5);
+  assert.ok(packed.envelope.content.includes('末'));
+  assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: null }), (e) => e.code === 'invalid_argument');
+});
+
 test('errors carry stable codes', () => {
   assert.throws(() => toolslice.pack({ tool: 't', callId: 'c' }), (e) => e.code === 'invalid_argument');
+  assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: 42 }), (e) => e.code === 'invalid_argument' && /text must be a string/.test(e.message));
+  assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: 'x', json: {} }), (e) => e.code === 'invalid_argument');
   assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: 'x' }, { limit: 0 }), (e) => e.code === 'invalid_options');
   assert.throws(() => toolslice.redact('x', { disable: ['nope'] }), (e) => e.code === 'invalid_policy');
   assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: 'y\n'.repeat(100) }, { limit: 3, pageable: false }), (e) => e.code === 'budget_too_small');

@@ -392,9 +392,27 @@ fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
         ));
     }
     let json = get(value, "json");
+    // The text is read apart from the other fields with `encodeInto` (see `string_of`):
+    // serde-wasm-bindgen copies strings a character at a time, which on a multi-megabyte
+    // tool result costs more than packing it.
+    let text = match get(value, "text") {
+        t if t.is_undefined() || t.is_null() => None,
+        t => match t.dyn_ref::<js_sys::JsString>() {
+            Some(s) => Some(super::string_of(s)),
+            None => {
+                return Err(error_with_code(
+                    "invalid pack input: text must be a string",
+                    "invalid_argument",
+                ))
+            }
+        },
+    };
     let meta_obj = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
-    let _ = js_sys::Reflect::delete_property(&meta_obj, &JsValue::from_str("json"));
-    let meta: JsInputMeta = from_js(meta_obj.into(), "pack input")?;
+    for key in ["json", "text"] {
+        let _ = js_sys::Reflect::delete_property(&meta_obj, &JsValue::from_str(key));
+    }
+    let mut meta: JsInputMeta = from_js(meta_obj.into(), "pack input")?;
+    meta.text = text;
     let given = usize::from(meta.text.is_some())
         + usize::from(meta.binary.is_some())
         + usize::from(!json.is_undefined());
