@@ -183,3 +183,26 @@ test('exports: JSON and JSONL equal the CLI output, CSV holds every row', async 
   assert.deepEqual(outside, [], 'an export made a request off the page origin');
   assert.deepEqual(errors, []);
 });
+
+test('a trace-format row says how it was paired, why, and that its tokens are an estimate', async (t) => {
+  const ctx = await openPage(t);
+  const path = new URL('../../crate/tests/fixtures/formats/langfuse.jsonl', import.meta.url);
+  await dropFiles(ctx.page, [{ name: 'langfuse.jsonl', text: readFileSync(path, 'utf8') }]);
+  const section = reportFor(ctx.page, 'langfuse.jsonl');
+  await section.waitFor();
+  const report = JSON.parse(cli(['--json', path.pathname]));
+  const explained = report.rows.filter((r) => r.notes?.length || r.join === 'unmatched').slice(0, 2);
+  assert.ok(explained.length > 0, 'the fixture has rows with notes');
+  for (const row of explained) {
+    const toggle = section.getByRole('button', { name: `Details of line ${row.line}, span ${row.span_id}` });
+    await toggle.click();
+    const detail = section.locator(`#${await toggle.getAttribute('aria-controls')}`);
+    const why = detail.locator('section.why');
+    assert.match(await why.textContent(), new RegExp(`paired by${row.join}:`));
+    assert.deepEqual(await why.locator('ul.notes li').allTextContents(), row.notes ?? []);
+    if (row.injected_tokens_estimated && row.injected_tokens !== null) {
+      assert.match(await detail.locator('section.injected').textContent(), /\(an estimate, bytes \/ 4/);
+    }
+  }
+  assert.deepEqual(ctx.errors, []);
+});

@@ -119,7 +119,8 @@ function exports(name, data, requestExport) {
 
 function rowText(row) {
   return [row.line, row.span_id, row.parent_id, row.name, row.status, row.clip_reason, row.sha256_observed,
-    row.sha256_injected, row.injected_preview, row.prompt_builder_version, ...row.detail, ...(row.warnings ?? [])]
+    row.sha256_injected, row.injected_preview, row.prompt_builder_version, ...row.detail, ...(row.warnings ?? []),
+    ...(row.notes ?? [])]
     .filter((v) => v !== null && v !== undefined).join('\n').toLowerCase();
 }
 
@@ -146,7 +147,9 @@ export function rowDetail(row) {
       el('dl', {},
         kv('preview', row.injected_preview === null ? null : el('pre', { class: 'preview' }, row.injected_preview)),
         kv('bytes', num(row.injected_bytes)),
-        kv('tokens', num(row.injected_tokens)),
+        kv('tokens', row.injected_tokens_estimated && row.injected_tokens !== null
+          ? `${num(row.injected_tokens)} (an estimate, bytes / 4: traces count tokens per model call, not per tool message)`
+          : num(row.injected_tokens)),
         kv('sha256', row.sha256_injected, 'hash'),
         row.model_context_limit_tokens !== null ? kv('context limit', `${num(row.model_context_limit_tokens)} tokens`) : null),
       share !== null ? el('div', { class: 'share' },
@@ -169,8 +172,17 @@ export function rowDetail(row) {
         kv('span', row.span_id),
         kv('parent', row.parent_id),
         kv('line', num(row.line)),
+        row.join ? kv('paired by', JOIN_WORDS[row.join] ?? row.join) : null,
+        row.notes?.length ? kv('notes', el('ul', { class: 'notes' }, row.notes.map((n) => el('li', {}, n)))) : null,
         row.warnings?.length ? kv('warnings', row.warnings.join('; '), 'warn') : null)));
 }
+
+/** How a trace-format reader matched a tool result with what a later model call received. */
+const JOIN_WORDS = {
+  tool_call_id: 'tool_call_id: the tool call id appears on a tool message of a later model call',
+  order: 'order: no usable ids, so the k-th tool call was paired with the k-th tool message after the model call',
+  unmatched: 'unmatched: no later model call input to pair with (see the notes)',
+};
 
 const COLUMNS = ['', 'status', 'line', 'span', 'tool', 'builder', 'observed', 'injected', 'tokens', 'cut', 'detail'];
 
