@@ -10,6 +10,11 @@ const FIXTURE = { name: 'clipped.jsonl', text: readFileSync(`${FIXTURES}clipped.
 
 test('the tabs, the file chooser and the row details work from the keyboard', async (t) => {
   const { page, errors } = await openPage(t);
+  // Listen for the file chooser from the start: Playwright turns on chooser interception when
+  // the first listener appears, asynchronously, and a key pressed in the same moment (as with
+  // a waitForEvent right before it) can reach a page that is not yet intercepted (seen once
+  // in CI: the chooser opened unseen and the wait timed out).
+  const chooser = new Promise((resolve) => page.once('filechooser', resolve));
   // Tab from the top reaches the selected tab; the arrow keys move between views.
   await page.keyboard.press('Tab'); // skip link
   await page.keyboard.press('Tab');
@@ -28,9 +33,11 @@ test('the tabs, the file chooser and the row details work from the keyboard', as
   // The next stop is the file chooser; Enter opens it.
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'choose');
-  const chooser = page.waitForEvent('filechooser');
   await page.keyboard.press('Enter');
-  await (await chooser).setFiles({ name: FIXTURE.name, mimeType: 'text/plain', buffer: Buffer.from(FIXTURE.text) });
+  const timeout = new Promise((_, reject) => {
+    setTimeout(() => reject(new Error('Enter on "choose a file" did not open the file chooser in 30 s')), 30_000).unref();
+  });
+  await (await Promise.race([chooser, timeout])).setFiles({ name: FIXTURE.name, mimeType: 'text/plain', buffer: Buffer.from(FIXTURE.text) });
   const section = reportFor(page, FIXTURE.name);
   await section.waitFor();
 
