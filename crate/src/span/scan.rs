@@ -196,22 +196,10 @@ impl<'a> Scanner<'a> {
 
     /// A string after its opening quote: borrowed when it has no escapes, else decoded.
     fn string(&mut self) -> Option<Cow<'a, str>> {
-        let start = self.i;
-        let end = self.to_special()?;
-        match self.b[end] {
-            b'"' => {
-                self.i = end + 1;
-                Some(Cow::Borrowed(self.text.get(start..end)?))
-            }
-            b'\\' => {
-                self.i = end;
-                let mut out = String::with_capacity(end - start + 16);
-                out.push_str(self.text.get(start..end)?);
-                self.escaped_rest(Some(&mut out))?;
-                Some(Cow::Owned(out))
-            }
-            _ => None,
-        }
+        Some(match self.lazy()? {
+            LazyText::Text(text) => text,
+            LazyText::Escaped(raw) => Cow::Owned(unescape(raw)),
+        })
     }
 
     /// A string after its opening quote, left escaped (checked, not decoded).
@@ -442,40 +430,21 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Decodes the body of a JSON string whose escapes [`Scanner::escaped_rest`] has checked.
+/// Decodes the body of a JSON string whose escapes [`Scanner::escaped_rest`] has checked,
+/// by running that same decoder over it (with its closing quote put back).
 pub(super) fn unescape(raw: &str) -> String {
+    let quoted = format!("{raw}\"");
     let mut s = Scanner {
-        b: raw.as_bytes(),
-        text: raw,
+        b: quoted.as_bytes(),
+        text: &quoted,
         i: 0,
     };
     let mut out = String::with_capacity(raw.len());
     // Checked text always decodes; should it not, the raw text is better than nothing.
-    while s.i < s.b.len() {
-        let Some(at) = s.b[s.i..].iter().position(|&c| c == b'\\').map(|p| s.i + p) else {
-            out.push_str(&raw[s.i..]);
-            break;
-        };
-        out.push_str(&raw[s.i..at]);
-        s.i = at + 1;
-        let c = match s.next() {
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
-            Some(b'u') => match s.hex4().and_then(|u| char::from_u32(u32::from(u))) {
-                Some(c) => c,
-                None => return raw.to_string(),
-            },
-            _ => return raw.to_string(),
-        };
-        out.push(c);
+    match s.escaped_rest(Some(&mut out)) {
+        Some(()) if s.i == quoted.len() => out,
+        _ => raw.to_string(),
     }
-    out
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{error_with_code, from_js, into_error, to_js};
+use super::{error_with_code, into_error, options_of, to_js};
 use crate::check::{compare_span_runs, render, CheckOptions, Checker as CoreChecker, Report};
 use crate::formats::FormatOption;
 
@@ -199,10 +199,7 @@ struct Options {
 }
 
 fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
-    let opts: Options = match value {
-        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v.into(), "check options")?,
-        _ => Options::default(),
-    };
+    let opts: Options = options_of(value, "check options")?;
     Ok(CheckOptions {
         flagged_only: opts.flagged_only,
         format: format_option(opts.format.as_deref())?,

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::check::{format_option, JsInput};
-use super::{bytes_of, from_js, to_js};
+use super::{bytes_of, options_of, to_js};
 use crate::formats::convert_to_spans as core_convert;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -55,10 +55,7 @@ pub fn convert_to_spans(
     input: &JsInput,
     options: Option<JsConvertOptions>,
 ) -> Result<JsConversion, JsValue> {
-    let opts: Options = match options {
-        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v.into(), "convert options")?,
-        _ => Options::default(),
-    };
+    let opts: Options = options_of(options, "convert options")?;
     let format = format_option(opts.format.as_deref())?;
     let bytes = bytes_of(input, "input")?;
     Ok(to_js(&core_convert(&bytes, format))?.unchecked_into())

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::canonical::{form_of, json_of, json_text_of};
-use super::{bytes_of, error_with_code, from_js, into_error, to_js};
+use super::{bytes_of, error_with_code, from_js, into_error, options_of, to_js};
 use crate::canonical::Form;
 use crate::gate::{self, body_action, BodyAction, BodyStore, ManifestEntry, StoreError, ToolSpan};
 
@@ -135,10 +135,7 @@ struct PayloadOptions {
 }
 
 fn payload_options(value: Option<JsPayloadOptions>) -> Result<(Form, bool), JsValue> {
-    let opts: PayloadOptions = match value {
-        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v.into(), "payload options")?,
-        _ => PayloadOptions::default(),
-    };
+    let opts: PayloadOptions = options_of(value, "payload options")?;
     let form = form_of(opts.form.map(JsValue::from).as_ref())?;
     Ok((form, opts.json))
 }

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::check::JsInput;
-use super::{bytes_of, error_with_code, from_js, to_js};
+use super::{bytes_of, error_with_code, from_js, options_of, to_js};
 use crate::hop::{self, HopRow, RedactionReceipt};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -122,10 +122,7 @@ struct HopOptions {
 }
 
 fn finish_row(row: HopRow, options: Option<JsHopOptions>) -> Result<JsHopRow, JsValue> {
-    let opts: HopOptions = match options {
-        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v.into(), "hop options")?,
-        _ => HopOptions::default(),
-    };
+    let opts: HopOptions = options_of(options, "hop options")?;
     let row = row
         .with_ids(opts.run_id, opts.tool_call_id, opts.tool_name)
         .with_receipts(opts.redactions);
@@ -181,10 +178,7 @@ struct StreamOptions {
 impl HopStream {
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<JsHopStreamOptions>) -> Result<HopStream, JsValue> {
-        let opts: StreamOptions = match options {
-            Some(v) if !v.is_undefined() && !v.is_null() => from_js(v.into(), "stream options")?,
-            _ => StreamOptions::default(),
-        };
+        let opts: StreamOptions = options_of(options, "stream options")?;
         let inner = match opts.canonical_limit {
             None => hop::HopStream::new(),
             Some(n) if n >= 0.0 && n.is_finite() => {

@@ -77,6 +77,17 @@ pub(crate) fn from_js<T: serde::de::DeserializeOwned>(
         .map_err(|e| error_with_code(&format!("invalid {what}: {e}"), "invalid_argument"))
 }
 
+/// An optional options object: absent, `undefined` or `null` means the defaults.
+pub(crate) fn options_of<T: serde::de::DeserializeOwned + Default>(
+    value: Option<impl Into<JsValue>>,
+    what: &str,
+) -> Result<T, JsValue> {
+    match value.map(Into::into) {
+        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v, what),
+        _ => Ok(T::default()),
+    }
+}
+
 /// Input that may be a string or bytes (`Uint8Array`, `ArrayBuffer`): copied once into Rust.
 pub(crate) fn bytes_of(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
     if let Some(s) = value.dyn_ref::<js_sys::JsString>() {

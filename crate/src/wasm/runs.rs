@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::check::JsInput;
-use super::{bytes_of, error_with_code, from_js, into_error, to_js};
+use super::{bytes_of, error_with_code, into_error, options_of, to_js};
 use crate::runs;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -70,10 +70,7 @@ pub fn diff_runs_js(
     right: &JsInput,
     options: Option<JsDiffRunsOptions>,
 ) -> Result<JsRunDiff, JsValue> {
-    let names: Names = match options {
-        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v.into(), "diffRuns options")?,
-        _ => Names::default(),
-    };
+    let names: Names = options_of(options, "diffRuns options")?;
     let left_name = names.left_name.as_deref().unwrap_or("left run");
     let right_name = names.right_name.as_deref().unwrap_or("right run");
     let l = text_of(left, left_name)?;
