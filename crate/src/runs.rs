@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::check::{check_bytes, compare_span_runs, CheckOptions, SpanRunDiff};
 use crate::error::Coded;
+use crate::formats::json_error;
 use crate::gate::{self, ManifestDiff, ManifestError};
 use crate::hop::{self, HopRow, RunComparison};
 
@@ -114,7 +115,7 @@ pub fn read_records(text: &str, side: &str) -> Result<Vec<Value>, RunsError> {
     let not_json = |line: Option<usize>, e: serde_json::Error| RunsError::NotJson {
         side: side.to_string(),
         line,
-        message: without_position(&e),
+        message: json_error(&e),
     };
     if trimmed.starts_with('[') {
         match serde_json::from_str::<Value>(trimmed) {
@@ -143,13 +144,6 @@ pub fn read_records(text: &str, side: &str) -> Result<Vec<Value>, RunsError> {
         }
     }
     Ok(records)
-}
-
-/// serde_json ends its messages with " at line L column C"; the line is ours to give.
-fn without_position(e: &serde_json::Error) -> String {
-    let full = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    full.strip_suffix(&suffix).unwrap_or(&full).to_string()
 }
 
 fn all_have(records: &[Value], keys: &[&str]) -> bool {

@@ -66,6 +66,7 @@ mod openai_agents;
 mod openinference;
 mod otlp;
 mod reader;
+pub(crate) use reader::json_error;
 mod semconv;
 
 use std::fmt;
