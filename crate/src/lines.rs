@@ -38,6 +38,31 @@ impl LineSplitter {
         self.partial.extend_from_slice(chunk);
     }
 
+    /// [`push`](Self::push) for a caller that reads lines in place: completes the held
+    /// partial line with the start of `chunk` (calling `emit` with it), and returns the rest
+    /// of the chunk, which starts at a line start; `None` when the chunk only extended the
+    /// held line. The caller reads what lines it can of the rest and hands the unfinished
+    /// tail back with [`hold`](Self::hold).
+    pub fn resume<'c>(&mut self, chunk: &'c [u8], emit: impl FnOnce(&[u8])) -> Option<&'c [u8]> {
+        if self.partial.is_empty() {
+            return Some(chunk);
+        }
+        let at = find_newline(chunk);
+        let Some(at) = at else {
+            self.partial.extend_from_slice(chunk);
+            return None;
+        };
+        self.partial.extend_from_slice(&chunk[..at]);
+        emit(strip_cr(&self.partial));
+        self.partial.clear();
+        Some(&chunk[at + 1..])
+    }
+
+    /// Keeps `tail` (which holds no newline) as the start of the next line.
+    pub fn hold(&mut self, tail: &[u8]) {
+        self.partial.extend_from_slice(tail);
+    }
+
     /// The last line, when the input did not end with a newline.
     pub fn finish(self) -> Option<Vec<u8>> {
         if self.partial.is_empty() {
@@ -51,7 +76,7 @@ impl LineSplitter {
     }
 }
 
-fn strip_cr(line: &[u8]) -> &[u8] {
+pub fn strip_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::check::ReadAs;
 use crate::lines::LineSplitter;
-use crate::span::{parse_view, InvalidKind};
+use crate::span::{parse_view, InvalidKind, KeyOrder};
 
 /// What was expected of an input no reader understood.
 const EXPECTED: &str = "expected seed-000 span JSONL (one {\"name\", \"observed_bytes\", \
@@ -52,7 +52,10 @@ enum State {
         searched: usize,
     },
     /// Seed-000 span JSONL: the fast path, one record per line.
-    Spans { lines: LineSplitter },
+    Spans {
+        lines: LineSplitter,
+        order: KeyOrder,
+    },
     /// One JSON value of a trace format per line.
     Lines {
         lines: LineSplitter,
@@ -76,6 +79,7 @@ impl Reader {
         let state = match option {
             FormatOption::Spans => State::Spans {
                 lines: LineSplitter::new(),
+                order: KeyOrder::default(),
             },
             _ => State::Start {
                 head: Vec::new(),
@@ -98,11 +102,29 @@ impl Reader {
     pub fn push<S: Sink>(&mut self, chunk: &[u8], sink: &mut S) {
         let Reader { state, line_no, .. } = self;
         let decision = match state {
-            State::Spans { lines } => {
-                lines.push(chunk, |line| {
+            State::Spans { lines, order } => {
+                let Some(mut rest) = lines.resume(chunk, |line| {
                     *line_no += 1;
                     span_line(sink, *line_no, line);
-                });
+                }) else {
+                    return;
+                };
+                loop {
+                    // The hot path: one pass reads an ordinary line and finds its end.
+                    if let Some((record, end)) = crate::span::scan_line(rest, order) {
+                        *line_no += 1;
+                        sink.span(*line_no, record);
+                        rest = &rest[end + 1..];
+                        continue;
+                    }
+                    let Some(at) = crate::lines::find_newline(rest) else {
+                        break;
+                    };
+                    *line_no += 1;
+                    span_line(sink, *line_no, crate::lines::strip_cr(&rest[..at]));
+                    rest = &rest[at + 1..];
+                }
+                lines.hold(rest);
                 return;
             }
             State::Lines {
@@ -154,6 +176,7 @@ impl Reader {
             (FirstLine::Lines(Some(format)), None) => lines_state(format),
             _ => State::Spans {
                 lines: LineSplitter::new(),
+                order: KeyOrder::default(),
             },
         };
         let State::Start { head, .. } = std::mem::replace(&mut self.state, state) else {
@@ -174,7 +197,7 @@ impl Reader {
         }
         match self.state {
             State::Start { .. } => {}
-            State::Spans { lines } => {
+            State::Spans { lines, .. } => {
                 if let Some(last) = lines.finish() {
                     self.line_no += 1;
                     span_line(sink, self.line_no, &last);

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 mod scan;
+pub(crate) use scan::{scan_line, KeyOrder};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};

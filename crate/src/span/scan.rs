@@ -24,46 +24,34 @@ const MAX_DEPTH: u32 = 100;
 /// Reads `line` (one line, without its newline) as a span record, or `None` when the strict
 /// reader must decide.
 pub(super) fn scan(line: &[u8]) -> Option<SpanView<'_>> {
-    let text = std::str::from_utf8(line).ok()?;
-    let mut s = Scanner {
-        b: text.as_bytes(),
-        text,
-        i: 0,
-    };
-    let mut view = SpanView::default();
-    // Bit i set = field i seen (a duplicate is the strict reader's error to report).
-    let mut seen: u16 = 0;
+    let mut s = Scanner { b: line, i: 0 };
     s.ws();
-    s.eat(b'{')?;
+    let view = s.object(&mut KeyOrder::default())?;
     s.ws();
-    if !s.eat_if(b'}') {
-        loop {
-            s.eat(b'"')?;
-            let key = s.key()?;
-            s.ws();
-            s.eat(b':')?;
-            s.ws();
-            match field_index(key) {
-                None => s.skip_value(0)?,
-                Some(index) => {
-                    let bit = 1u16 << index;
-                    if seen & bit != 0 {
-                        return None;
-                    }
-                    seen |= bit;
-                    s.field(index, &mut view)?;
-                }
-            }
-            s.ws();
-            match s.next()? {
-                b',' => s.ws(),
-                b'}' => break,
-                _ => return None,
-            }
-        }
+    (s.i == line.len()).then_some(view)
+}
+
+/// Reads the span line at the start of `input`, which goes on past the line (the rest of a
+/// chunk): the record and the index of the line's `\n`, or `None` when the caller must find
+/// the line's end and read it the careful way.
+///
+/// This fuses three passes over each line into one: the newline search, UTF-8 validation
+/// and the JSON scan. Outside strings the scanner matches only ASCII bytes, and inside them
+/// it stops at `\n` (a control character) and at the first non-ASCII byte (validating such
+/// strings on their own), so a line it accepts is valid UTF-8 and ends at the first `\n`.
+/// Lines that start with anything but `{` (blank lines, a byte order mark) go the careful
+/// way, as do lines cut by the end of `input`.
+pub(crate) fn scan_line<'a>(
+    input: &'a [u8],
+    order: &mut KeyOrder,
+) -> Option<(SpanView<'a>, usize)> {
+    if input.first() != Some(&b'{') {
+        return None;
     }
+    let mut s = Scanner { b: input, i: 0 };
+    let view = s.object(order)?;
     s.ws();
-    (s.i == s.b.len()).then_some(view)
+    (s.b.get(s.i) == Some(&b'\n')).then_some((view, s.i))
 }
 
 /// The known fields, in the order [`Scanner::field`] numbers them.
@@ -83,11 +71,58 @@ const FIELDS: [&str; 13] = [
     "model_context_limit_tokens",
 ];
 
+/// `FIELDS[i]` as it appears in a line: `"name":`.
+const QUOTED: [&[u8]; 13] = {
+    macro_rules! q {
+        ($($f:literal),*) => { [$(concat!("\"", $f, "\":").as_bytes()),*] };
+    }
+    q!(
+        "span_id",
+        "parent_id",
+        "name",
+        "status",
+        "observed_bytes",
+        "injected_bytes",
+        "injected_tokens",
+        "clip_reason",
+        "sha256_observed",
+        "sha256_injected",
+        "injected_preview",
+        "prompt_builder_version",
+        "model_context_limit_tokens"
+    )
+};
+
+/// Stand-ins in [`KeyOrder`] for the start of an object and for an unknown key.
+const START: usize = FIELDS.len();
+const UNKNOWN: usize = FIELDS.len() + 1;
+
+/// Which key followed which in the last line read: an exporter writes every span with the
+/// same keys in the same order, so the next key is usually the one that followed the
+/// previous key last time, and checking that guess is one comparison of a few words. A
+/// wrong guess only costs the general key match.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyOrder {
+    next: [u8; UNKNOWN + 1],
+}
+
+impl Default for KeyOrder {
+    fn default() -> Self {
+        // Before any line is read, guess the seed's own field order.
+        let mut next = [UNKNOWN as u8; UNKNOWN + 1];
+        for (i, slot) in next.iter_mut().enumerate().take(FIELDS.len() - 1) {
+            *slot = (i + 1) as u8;
+        }
+        next[START] = 0;
+        KeyOrder { next }
+    }
+}
+
 /// The index of a known field in [`FIELDS`]: one comparison after a match on the length
 /// and first byte, instead of a comparison with every name.
 #[inline(always)]
-fn field_index(key: &str) -> Option<usize> {
-    let index = match (key.len(), key.as_bytes().first()?) {
+fn field_index(key: &[u8]) -> Option<usize> {
+    let index = match (key.len(), key.first()?) {
         (7, b's') => 0,
         (9, b'p') => 1,
         (4, b'n') => 2,
@@ -98,7 +133,7 @@ fn field_index(key: &str) -> Option<usize> {
         (11, b'c') => 7,
         (15, b's') => {
             // sha256_observed / sha256_injected differ from their eighth byte.
-            if key.as_bytes()[7] == b'o' {
+            if key[7] == b'o' {
                 8
             } else {
                 9
@@ -109,34 +144,67 @@ fn field_index(key: &str) -> Option<usize> {
         (26, b'm') => 12,
         _ => return None,
     };
-    crate::intern::eq(FIELDS[index].as_bytes(), key.as_bytes()).then_some(index)
+    crate::intern::eq(FIELDS[index].as_bytes(), key).then_some(index)
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
-/// A lane of `word` is flagged when it is `"`, `\` or a control character: the only bytes
-/// that end a run of plain string content. The lowest flagged lane is exact (borrows only
-/// propagate upwards from a true match).
+/// A lane of `word` is flagged when it is `"`, `\`, a control character or (with `ASCII`)
+/// a byte of a non-ASCII character: the bytes that end a run of plain string content. The
+/// lowest flagged lane is exact (borrows only propagate upwards from a true match).
 #[inline(always)]
-fn special(word: u64) -> u64 {
+fn special<const ASCII: bool>(word: u64) -> u64 {
     let quote = word ^ (LO * b'"' as u64);
     let slash = word ^ (LO * b'\\' as u64);
     let zero = |x: u64| x.wrapping_sub(LO) & !x;
-    (zero(quote) | zero(slash) | (word.wrapping_sub(LO * 0x20) & !word)) & HI
+    let high = if ASCII { word } else { 0 };
+    (zero(quote) | zero(slash) | (word.wrapping_sub(LO * 0x20) & !word) | high) & HI
+}
+
+/// Whether byte `c` ends a run of plain string content (see [`special`]).
+#[inline(always)]
+fn is_special<const ASCII: bool>(c: u8) -> bool {
+    c == b'"' || c == b'\\' || c < 0x20 || (ASCII && c >= 0x80)
+}
+
+/// The escape at the start of `rest` (after its backslash): the character and the bytes it
+/// took, or `None` for an escape the strict reader must judge. The one escape table of the
+/// scanner: checking a string and decoding it both go through here.
+#[inline]
+fn escape(rest: &[u8]) -> Option<(char, usize)> {
+    Some(match *rest.first()? {
+        b'"' => ('"', 1),
+        b'\\' => ('\\', 1),
+        b'/' => ('/', 1),
+        b'b' => ('\u{8}', 1),
+        b'f' => ('\u{c}', 1),
+        b'n' => ('\n', 1),
+        b'r' => ('\r', 1),
+        b't' => ('\t', 1),
+        b'u' => {
+            let mut unit = 0u32;
+            for &d in rest.get(1..5)? {
+                unit = unit << 4 | (d as char).to_digit(16)?;
+            }
+            // Surrogates (pairs or lone) are the strict reader's to judge.
+            (char::from_u32(unit)?, 5)
+        }
+        _ => return None,
+    })
 }
 
 struct Scanner<'a> {
     b: &'a [u8],
-    text: &'a str,
     i: usize,
 }
 
 impl<'a> Scanner<'a> {
+    /// JSON whitespace, except `\n`: in a span line a newline ends the line.
     #[inline(always)]
     fn ws(&mut self) {
         while let Some(&c) = self.b.get(self.i) {
-            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+            if !matches!(c, b' ' | b'\t' | b'\r') {
                 break;
             }
             self.i += 1;
@@ -162,14 +230,104 @@ impl<'a> Scanner<'a> {
         hit
     }
 
-    /// The index of the next `"`, `\` or control byte at or after `self.i`.
+    /// The object at `self.i` as a span record.
     #[inline(always)]
-    fn to_special(&self) -> Option<usize> {
+    fn object(&mut self, order: &mut KeyOrder) -> Option<SpanView<'a>> {
+        let mut view = SpanView::default();
+        // Bit i set = field i seen (a duplicate is the strict reader's error to report).
+        let mut seen: u16 = 0;
+        self.eat(b'{')?;
+        self.ws();
+        if self.eat_if(b'}') {
+            return Some(view);
+        }
+        let mut prev = START;
+        loop {
+            let guess = usize::from(order.next[prev]);
+            let index = match QUOTED.get(guess) {
+                Some(quoted) if self.starts_with(quoted) => {
+                    self.i += quoted.len();
+                    guess
+                }
+                _ => {
+                    let index = self.key()?;
+                    order.next[prev] = index as u8;
+                    index
+                }
+            };
+            self.ws();
+            if index == UNKNOWN {
+                self.skip_value(0)?;
+            } else {
+                let bit = 1u16 << index;
+                if seen & bit != 0 {
+                    return None;
+                }
+                seen |= bit;
+                self.field(index, &mut view)?;
+            }
+            prev = index;
+            self.ws();
+            match self.next()? {
+                b',' => self.ws(),
+                b'}' => return Some(view),
+                _ => return None,
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn starts_with(&self, want: &[u8]) -> bool {
+        self.b
+            .get(self.i..self.i + want.len())
+            .is_some_and(|have| crate::intern::eq(have, want))
+    }
+
+    /// A key with its quotes and colon: the index of the known field, or [`UNKNOWN`].
+    fn key(&mut self) -> Option<usize> {
+        self.eat(b'"')?;
+        let key = self.plain_key()?;
+        self.ws();
+        self.eat(b':')?;
+        Some(field_index(key).unwrap_or(UNKNOWN))
+    }
+
+    /// The index of the next special byte (see [`special`]) at or after `self.i`.
+    #[inline(always)]
+    fn to_special<const ASCII: bool>(&self) -> Option<usize> {
         let b = self.b;
         let mut i = self.i;
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            use core::arch::wasm32::*;
+            while let Some(chunk) = b.get(i..i + 16) {
+                // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment
+                // requirement.
+                let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+                // Control bytes and (for ASCII) bytes >= 0x80 are those outside
+                // 0x20..=0x7f, i.e. above 0x5f once 0x20 is subtracted.
+                let outside = if ASCII {
+                    u8x16_gt(u8x16_sub(v, u8x16_splat(0x20)), u8x16_splat(0x5f))
+                } else {
+                    u8x16_lt(v, u8x16_splat(0x20))
+                };
+                let hit = v128_or(
+                    v128_or(
+                        u8x16_eq(v, u8x16_splat(b'"')),
+                        u8x16_eq(v, u8x16_splat(b'\\')),
+                    ),
+                    outside,
+                );
+                let mask = u8x16_bitmask(hit);
+                if mask != 0 {
+                    return Some(i + mask.trailing_zeros() as usize);
+                }
+                i += 16;
+            }
+        }
         while i + 8 <= b.len() {
             let word = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-            let hit = special(word);
+            let hit = special::<ASCII>(word);
             if hit != 0 {
                 return Some(i + (hit.trailing_zeros() / 8) as usize);
             }
@@ -177,19 +335,19 @@ impl<'a> Scanner<'a> {
         }
         b[i..]
             .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .position(|&c| is_special::<ASCII>(c))
             .map(|p| i + p)
     }
 
-    /// A key after its opening quote: plain text only (an escaped key is rare enough to
-    /// leave to the strict reader).
+    /// A key after its opening quote, up to its closing quote: plain ASCII only (an escaped
+    /// or non-ASCII key is rare enough to leave to the strict reader).
     #[inline(always)]
-    fn key(&mut self) -> Option<&'a str> {
-        let end = self.to_special()?;
+    fn plain_key(&mut self) -> Option<&'a [u8]> {
+        let end = self.to_special::<true>()?;
         if self.b[end] != b'"' {
             return None;
         }
-        let key = self.text.get(self.i..end)?;
+        let key = &self.b[self.i..end];
         self.i = end + 1;
         Some(key)
     }
@@ -202,69 +360,48 @@ impl<'a> Scanner<'a> {
         })
     }
 
-    /// A string after its opening quote, left escaped (checked, not decoded).
+    /// A string after its opening quote, up to and past its closing quote: its escapes
+    /// checked and its bytes validated as UTF-8, but not decoded.
     fn lazy(&mut self) -> Option<LazyText<'a>> {
         let start = self.i;
-        let end = self.to_special()?;
-        match self.b[end] {
-            b'"' => {
-                self.i = end + 1;
-                Some(LazyText::Text(Cow::Borrowed(self.text.get(start..end)?)))
-            }
-            b'\\' => {
-                self.i = end;
-                self.escaped_rest(None)?;
-                Some(LazyText::Escaped(self.text.get(start..self.i - 1)?))
-            }
-            _ => None,
-        }
-    }
-
-    /// The rest of a string from an escape (at `self.i`) to the closing quote, decoded into
-    /// `out` when given (else only validated).
-    fn escaped_rest(&mut self, mut out: Option<&mut String>) -> Option<()> {
+        let mut escaped = false;
+        let mut ascii = true;
         loop {
-            let at = self.to_special()?;
-            if let Some(out) = out.as_deref_mut() {
-                out.push_str(self.text.get(self.i..at)?);
-            }
-            self.i = at + 1;
+            let at = if ascii {
+                self.to_special::<true>()?
+            } else {
+                self.to_special::<false>()?
+            };
             match self.b[at] {
-                b'"' => return Some(()),
-                b'\\' => {
-                    let c = match self.next()? {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            let unit = self.hex4()?;
-                            // Surrogates (pairs or lone) are the strict reader's to judge.
-                            char::from_u32(u32::from(unit))?
-                        }
-                        _ => return None,
+                b'"' => {
+                    self.i = at + 1;
+                    let bytes = &self.b[start..at];
+                    let text = if ascii {
+                        // SAFETY: every byte of `bytes` was passed over by `to_special::<true>`,
+                        // which stops at any byte >= 0x80, so they are all ASCII.
+                        unsafe { std::str::from_utf8_unchecked(bytes) }
+                    } else {
+                        std::str::from_utf8(bytes).ok()?
                     };
-                    if let Some(out) = out.as_deref_mut() {
-                        out.push(c);
-                    }
+                    return Some(if escaped {
+                        LazyText::Escaped(text)
+                    } else {
+                        LazyText::Text(Cow::Borrowed(text))
+                    });
+                }
+                b'\\' => {
+                    let (_, used) = escape(&self.b[at + 1..])?;
+                    self.i = at + 1 + used;
+                    escaped = true;
+                }
+                c if c >= 0x80 => {
+                    // Validated with the whole string once its end is found.
+                    ascii = false;
+                    self.i = at;
                 }
                 _ => return None,
             }
         }
-    }
-
-    fn hex4(&mut self) -> Option<u16> {
-        let digits = self.b.get(self.i..self.i + 4)?;
-        let mut unit = 0u16;
-        for &d in digits {
-            unit = unit << 4 | (d as char).to_digit(16)? as u16;
-        }
-        self.i += 4;
-        Some(unit)
     }
 
     /// A non-negative integer as JSON writes it (no sign, no leading zero, no fraction or
@@ -354,15 +491,7 @@ impl<'a> Scanner<'a> {
         match *self.b.get(self.i)? {
             b'"' => {
                 self.i += 1;
-                let end = self.to_special()?;
-                match self.b[end] {
-                    b'"' => self.i = end + 1,
-                    b'\\' => {
-                        self.i = end;
-                        self.escaped_rest(None)?;
-                    }
-                    _ => return None,
-                }
+                self.lazy()?;
             }
             b'n' => self.literal(b"null")?,
             b't' => self.literal(b"true")?,
@@ -380,10 +509,7 @@ impl<'a> Scanner<'a> {
                 }
                 loop {
                     if open == b'{' {
-                        self.eat(b'"')?;
                         self.key()?;
-                        self.ws();
-                        self.eat(b':')?;
                         self.ws();
                     }
                     self.skip_value(depth + 1)?;
@@ -430,21 +556,22 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Decodes the body of a JSON string whose escapes [`Scanner::escaped_rest`] has checked,
-/// by running that same decoder over it (with its closing quote put back).
+/// Decodes the body of a JSON string whose escapes [`Scanner::lazy`] has checked, with the
+/// same escape table.
 pub(super) fn unescape(raw: &str) -> String {
-    let quoted = format!("{raw}\"");
-    let mut s = Scanner {
-        b: quoted.as_bytes(),
-        text: &quoted,
-        i: 0,
-    };
     let mut out = String::with_capacity(raw.len());
-    // Checked text always decodes; should it not, the raw text is better than nothing.
-    match s.escaped_rest(Some(&mut out)) {
-        Some(()) if s.i == quoted.len() => out,
-        _ => raw.to_string(),
+    let mut rest = raw;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        // Checked text always decodes; should it not, the raw text is better than nothing.
+        let Some((c, used)) = escape(&rest.as_bytes()[at + 1..]) else {
+            return raw.to_string();
+        };
+        out.push(c);
+        rest = &rest[at + 1 + used..];
     }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -466,7 +593,28 @@ mod tests {
         }
     }
 
+    /// [`scan_line`] on `line` followed by more lines, as it meets a line inside a chunk:
+    /// it agrees with the strict reader on the line up to the first newline, or declines.
+    fn agrees_in_chunk(line: &[u8], order: &mut KeyOrder) {
+        let mut input = line.to_vec();
+        input.extend_from_slice(b"\n{\"name\":\"next\"}\n");
+        let nl = input.iter().position(|&c| c == b'\n').unwrap();
+        if let Some((fast, end)) = scan_line(&input, order) {
+            assert_eq!(end, nl, "{:?}", String::from_utf8_lossy(line));
+            let line = crate::lines::strip_cr(&input[..nl]);
+            match parse_view_strict(line) {
+                Ok(strict) => assert_eq!(fast, strict, "{:?}", String::from_utf8_lossy(line)),
+                Err(e) => panic!(
+                    "scan_line accepted what the strict reader rejects ({}): {:?}",
+                    e.message,
+                    String::from_utf8_lossy(line)
+                ),
+            }
+        }
+    }
+
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn reads_plain_records_itself() {
         let line = br#"{"span_id":"tool-1","parent_id":"turn-0","name":"grep","status":"ok","observed_bytes":120,"injected_bytes":100,"injected_tokens":25,"clip_reason":"none","sha256_observed":"ab","sha256_injected":"cd","injected_preview":"a\nb \"q\" \u00e9","prompt_builder_version":"cap-v1","extra":[1,{"x":null}],"n":-1.5e3}"#;
         let view = scan(line).expect("a plain record is read by the scanner");
@@ -484,6 +632,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn declines_what_the_strict_reader_must_judge() {
         for line in [
             &br#"{"name":"x","observed_bytes":-3}"#[..],
@@ -510,25 +659,40 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn never_disagrees_on_mutated_lines() {
         // Every single-byte mutation (and truncation) of records exercising every field
         // kind: the scanner must agree with the strict reader or decline.
         let base: &[&[u8]] = &[
             br#"{"span_id":"t-1","parent_id":2,"name":"grep","status":"ok","observed_bytes":120,"injected_bytes":0,"injected_tokens":null,"clip_reason":"","injected_preview":"a\n\u0041\/","x":{"y":[true,false,null,-0.5E+2,"\""]}}"#,
             br#"{"model_context_limit_tokens":128000,"prompt_builder_version":"v","sha256_observed":"a","sha256_injected":"a","name":"n"}"#,
+            // Non-ASCII text, and strings long enough for the sixteen-byte vector scan.
+            r#"{"name":"héllo wörld, 日本語 and more than sixteen bytes","injected_preview":"x\"y é \u00e9 0123456789abcdef","span_id":"abcdefghijklmnopqrstuvwxyz"}"#.as_bytes(),
         ];
-        let alphabet = b" \t\"\\{}[]:,-+.0123456789eEnulltrfasx\x00\x7f\xc3\xa9u";
+        let alphabet = b" \t\r\n\"\\{}[]:,-+.0123456789eEnulltrfasx\x00\x7f\xc3\xa9u";
+        // The key-order guesses of a fresh reader, and of one that learned another order.
+        let mut learned = KeyOrder::default();
+        scan_line(
+            b"{\"name\":\"a\",\"x\":1,\"status\":\"ok\",\"span_id\":\"s\"}\n",
+            &mut learned,
+        )
+        .unwrap();
+        let check = |m: &[u8]| {
+            agrees(m);
+            agrees_in_chunk(m, &mut KeyOrder::default());
+            agrees_in_chunk(m, &mut learned.clone());
+        };
         for line in base {
-            agrees(line);
+            check(line);
             for at in 0..line.len() {
-                agrees(&line[..at]);
+                check(&line[..at]);
                 for &c in alphabet {
                     let mut m = line.to_vec();
                     m[at] = c;
-                    agrees(&m);
+                    check(&m);
                     let mut ins = line.to_vec();
                     ins.insert(at, c);
-                    agrees(&ins);
+                    check(&ins);
                 }
             }
         }
