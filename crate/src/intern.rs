@@ -3,18 +3,28 @@
 //!
 //! A run has millions of spans but few distinct tools and builders, and siblings are written
 //! together, so a lookup first tries the previous hit, then (while the table is small) a
-//! scan a word at a time, and only then the hash map. On wasm32 this matters: slice `==` is
-//! the compiler's byte-by-byte memcmp.
-
-use crate::fxhash::FxHashMap;
+//! scan a word at a time, and only then the hash table. On wasm32 this matters: slice `==`
+//! is the compiler's byte-by-byte memcmp.
+//!
+//! Parent ids are the one large table (a turn or agent span per handful of tool spans), so
+//! a new name costs no allocation of its own: names are stored end to end in one string, and
+//! the hash table is open addressing over indexes, with each name's hash kept beside it so
+//! growing never rehashes a name.
 
 /// Below this many names a linear scan beats hashing the key.
 const SCAN: usize = 16;
 
 #[derive(Default)]
 pub struct Interner {
-    names: Vec<Box<str>>,
-    index: FxHashMap<Box<str>, u32>,
+    /// Every name, end to end, in index order.
+    text: String,
+    /// Where name `i` ends in `text` (it starts where name `i - 1` ends).
+    ends: Vec<u32>,
+    /// The hash of name `i`.
+    hashes: Vec<u32>,
+    /// Open addressing with linear probing: 0 is an empty slot, else a name's index + 1.
+    /// Empty until the table outgrows the linear scan; never more than half full.
+    slots: Vec<u32>,
     last: u32,
 }
 
@@ -26,9 +36,17 @@ impl Interner {
             self.last = i;
             return i;
         }
-        let i = self.names.len() as u32;
-        self.names.push(key.into());
-        self.index.insert(key.into(), i);
+        let i = self.ends.len() as u32;
+        self.text.push_str(key);
+        self.ends.push(self.text.len() as u32);
+        self.hashes.push(hash(key.as_bytes()));
+        if self.ends.len() > SCAN {
+            if self.slots.len() < 2 * self.ends.len() {
+                self.grow();
+            } else {
+                self.place(i);
+            }
+        }
         self.last = i;
         i
     }
@@ -36,31 +54,86 @@ impl Interner {
     /// The index of `key`, when present.
     #[inline]
     pub fn find(&self, key: &str) -> Option<u32> {
-        if let Some(last) = self.names.get(self.last as usize) {
-            if eq(last.as_bytes(), key.as_bytes()) {
-                return Some(self.last);
+        let key = key.as_bytes();
+        if (self.last as usize) < self.ends.len() && eq(self.bytes(self.last), key) {
+            return Some(self.last);
+        }
+        if self.slots.is_empty() {
+            return (0..self.ends.len() as u32).find(|&i| eq(self.bytes(i), key));
+        }
+        let h = hash(key);
+        let mask = self.slots.len() - 1;
+        let mut at = h as usize & mask;
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                return None;
             }
+            let i = slot - 1;
+            if self.hashes[i as usize] == h && eq(self.bytes(i), key) {
+                return Some(i);
+            }
+            at = (at + 1) & mask;
         }
-        if self.names.len() <= SCAN {
-            return (self.names.iter())
-                .position(|n| eq(n.as_bytes(), key.as_bytes()))
-                .map(|i| i as u32);
-        }
-        self.index.get(key).copied()
     }
 
     pub fn name(&self, i: u32) -> &str {
-        &self.names[i as usize]
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i as usize - 1] as usize,
+        };
+        &self.text[start..self.ends[i as usize] as usize]
     }
 
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.ends.len()
     }
 
     /// The names in index order.
     pub fn into_names(self) -> Vec<Box<str>> {
-        self.names
+        (0..self.len() as u32).map(|i| self.name(i).into()).collect()
     }
+
+    fn bytes(&self, i: u32) -> &[u8] {
+        self.name(i).as_bytes()
+    }
+
+    /// Doubles the table (to at least four slots per name, so it is half full at most after
+    /// as many names again) and places every name anew from its kept hash.
+    fn grow(&mut self) {
+        let size = (4 * self.ends.len()).next_power_of_two();
+        self.slots = vec![0; size];
+        for i in 0..self.ends.len() as u32 {
+            self.place(i);
+        }
+    }
+
+    fn place(&mut self, i: u32) {
+        let mask = self.slots.len() - 1;
+        let mut at = self.hashes[i as usize] as usize & mask;
+        while self.slots[at] != 0 {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = i + 1;
+    }
+}
+
+/// FxHash (the multiply-rotate hash rustc uses; not DoS-resistant, and a crafted file only
+/// makes its own check slower) of the bytes, eight at a time, folded to 32 bits.
+#[inline]
+fn hash(bytes: &[u8]) -> u32 {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let add = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(SEED);
+    let mut h = bytes.len() as u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        h = add(h, u64::from_le_bytes(w.try_into().unwrap()));
+    }
+    let mut tail = [0u8; 8];
+    let rest = words.remainder();
+    tail[..rest.len()].copy_from_slice(rest);
+    h = add(h, u64::from_le_bytes(tail));
+    (h >> 32) as u32
 }
 
 /// Byte equality a word at a time.
@@ -99,6 +172,28 @@ mod tests {
         }
         assert_eq!(t.find("name-1"), None);
         assert_eq!(t.len(), 100);
+        // Names that share a prefix, the empty name and long names, past every table growth.
+        let mut t = Interner::default();
+        let keys: Vec<String> = (0..5000)
+            .map(|i| match i % 4 {
+                0 => format!("turn-{i}"),
+                1 => format!("{}{i}", "p".repeat(i % 40)),
+                2 => String::new(),
+                _ => format!("agent/{}/{i}", "x".repeat(i % 9)),
+            })
+            .collect();
+        let mut first = std::collections::HashMap::new();
+        for k in &keys {
+            let next = first.len() as u32;
+            let want = *first.entry(k.clone()).or_insert(next);
+            assert_eq!(t.intern(k), want, "{k:?}");
+        }
+        for (k, &i) in &first {
+            assert_eq!(t.find(k), Some(i));
+            assert_eq!(t.name(i), k);
+        }
+        assert_eq!(t.len(), first.len());
+        assert_eq!(t.find("turn-1"), None);
     }
 
     #[test]

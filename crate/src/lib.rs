@@ -13,7 +13,6 @@
 pub mod check;
 pub mod error;
 pub mod formats;
-mod fxhash;
 mod intern;
 pub mod lines;
 pub mod pack;

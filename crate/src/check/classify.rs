@@ -128,7 +128,9 @@ pub fn classify(rec: &SpanView<'_>) -> Verdict {
         rec.sha256_observed.as_deref(),
         rec.sha256_injected.as_deref(),
     ) {
-        (Some(o), Some(i)) => !o.is_empty() && !i.is_empty() && o != i,
+        (Some(o), Some(i)) => {
+            !o.is_empty() && !i.is_empty() && !crate::intern::eq(o.as_bytes(), i.as_bytes())
+        }
         _ => false,
     };
     if differs && reason == "none" {

@@ -59,7 +59,18 @@ impl ClipReason {
 
     /// The enum value spelled exactly as the seed spells it; anything else is `None`.
     pub fn parse(text: &str) -> Option<ClipReason> {
-        ClipReason::ALL.into_iter().find(|r| r.as_str() == text)
+        // Every span asks this, and the six names have six lengths: one comparison, a word
+        // at a time (slice `==` is a byte loop on wasm32).
+        let reason = match text.len() {
+            4 => ClipReason::None,
+            16 => ClipReason::PromptTokenCap,
+            22 => ClipReason::ToolResultCharLimit,
+            23 => ClipReason::ProviderContextWindow,
+            9 => ClipReason::Redaction,
+            14 => ClipReason::BinaryOmitted,
+            _ => return None,
+        };
+        crate::intern::eq(reason.as_str().as_bytes(), text.as_bytes()).then_some(reason)
     }
 }
 
@@ -620,6 +631,23 @@ fn short(v: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clip_reasons_parse_exactly_as_spelled() {
+        for reason in ClipReason::ALL {
+            assert_eq!(ClipReason::parse(reason.as_str()), Some(reason));
+            let name = reason.as_str();
+            for wrong in [
+                name.to_uppercase(),
+                format!("{name} "),
+                name[1..].to_string(),
+                format!("{}x", &name[..name.len() - 1]),
+            ] {
+                assert_eq!(ClipReason::parse(&wrong), None, "{wrong:?}");
+            }
+        }
+        assert_eq!(ClipReason::parse(""), None);
+    }
 
     #[test]
     fn reads_the_seed_example() {

@@ -171,7 +171,7 @@ fn is_special<const ASCII: bool>(c: u8) -> bool {
 /// The escape at the start of `rest` (after its backslash): the character and the bytes it
 /// took, or `None` for an escape the strict reader must judge. The one escape table of the
 /// scanner: checking a string and decoding it both go through here.
-#[inline]
+#[inline(always)]
 fn escape(rest: &[u8]) -> Option<(char, usize)> {
     Some(match *rest.first()? {
         b'"' => ('"', 1),
