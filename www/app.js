@@ -1,6 +1,7 @@
 // The page's entry point: the view switcher and the four views. Each view lives in its own
-// module under js/. The check view runs the package in a Web Worker; the diff, hop
-// and packer views run it on the main thread, loaded the first time one of them is shown.
+// module under js/. The check view runs the package's check-only module in a Web Worker;
+// the diff, hop and packer views run the full module on the main thread, loaded the first
+// time one of them needs it.
 import { initTabs } from './js/tabs.js';
 import { initCheckView } from './js/check-view.js';
 import { initDiffView } from './js/diff-view.js';

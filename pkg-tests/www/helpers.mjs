@@ -15,7 +15,7 @@ export const ARTIFACTS = here('../artifacts/');
 const CLI = here('../node_modules/.bin/toolslice');
 
 /** The page's own files: the only paths a test allows the page to request. */
-export const OWN_FILE = /^\/(|index\.html|app\.js|style\.css|js\/[a-z-]+\.js|pkg\/toolslice(\.js|_bg\.wasm))$/;
+export const OWN_FILE = /^\/(|index\.html|app\.js|style\.css|js\/[a-z-]+\.js|pkg\/(check\/)?toolslice(\.js|_bg\.wasm))$/;
 
 /**
  * Serves www/ and opens it. Returns { page, url, requests, outside, errors, close }:

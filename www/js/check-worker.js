@@ -11,7 +11,10 @@
 //               { type: 'cancelled', id, bytes, total }
 //               { type: 'error', id, code, message }
 //               { type: 'export', id, kind, text }
-import init, { Checker } from '../pkg/toolslice.js';
+//
+// It loads the package's check-only module (pkg/check/: the checker and the trace formats,
+// about 150 KB gzipped), not the full one the diff, hop and packer views use (about 375 KB).
+import init, { Checker } from '../pkg/check/toolslice.js';
 
 const PROGRESS_EVERY_MS = 100;
 // A file's chunks are often already buffered, so `await reader.read()` resolves as a
@@ -22,7 +25,7 @@ const YIELD_EVERY_MS = 50;
 const BINARY_SNIFF_BYTES = 8000;
 
 let wasm = null;
-const ready = init({ module_or_path: new URL('../pkg/toolslice_bg.wasm', import.meta.url) }).then((out) => {
+const ready = init({ module_or_path: new URL('../pkg/check/toolslice_bg.wasm', import.meta.url) }).then((out) => {
   wasm = out;
 });
 

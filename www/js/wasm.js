@@ -1,5 +1,6 @@
-// The package on the main thread, for the small views (hop, diff): loaded once, on first
-// use, from the page's own origin. The check view runs its own copy in a worker.
+// The full package on the main thread, for the diff, hop and packer views: its wasm is
+// loaded once, on first use, from the page's own origin. The check view runs the check-only
+// module (pkg/check/) in its worker instead.
 import init, * as toolslice from '../pkg/toolslice.js';
 
 let loading = null;
