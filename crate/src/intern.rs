@@ -18,10 +18,8 @@ const SCAN: usize = 16;
 pub struct Interner {
     /// Every name, end to end, in index order.
     text: String,
-    /// Where name `i` ends in `text` (it starts where name `i - 1` ends).
-    ends: Vec<u32>,
-    /// The hash of name `i`.
-    hashes: Vec<u32>,
+    /// Where each name is in `text`, and its hash.
+    entries: Vec<Entry>,
     /// Open addressing with linear probing: 0 is an empty slot, else a name's index + 1.
     /// Empty until the table outgrows the linear scan; never more than half full.
     slots: Vec<u32>,
@@ -36,12 +34,15 @@ impl Interner {
             self.last = i;
             return i;
         }
-        let i = self.ends.len() as u32;
+        let i = self.entries.len() as u32;
+        self.entries.push(Entry {
+            start: self.text.len() as u32,
+            len: key.len() as u32,
+            hash: hash(key.as_bytes()),
+        });
         self.text.push_str(key);
-        self.ends.push(self.text.len() as u32);
-        self.hashes.push(hash(key.as_bytes()));
-        if self.ends.len() > SCAN {
-            if self.slots.len() < 2 * self.ends.len() {
+        if self.entries.len() > SCAN {
+            if self.slots.len() < 2 * self.entries.len() {
                 self.grow();
             } else {
                 self.place(i);
@@ -55,11 +56,15 @@ impl Interner {
     #[inline]
     pub fn find(&self, key: &str) -> Option<u32> {
         let key = key.as_bytes();
-        if (self.last as usize) < self.ends.len() && eq(self.bytes(self.last), key) {
-            return Some(self.last);
+        if let Some(last) = self.entries.get(self.last as usize) {
+            if eq(self.bytes(last), key) {
+                return Some(self.last);
+            }
         }
         if self.slots.is_empty() {
-            return (0..self.ends.len() as u32).find(|&i| eq(self.bytes(i), key));
+            return (self.entries.iter())
+                .position(|e| eq(self.bytes(e), key))
+                .map(|i| i as u32);
         }
         let h = hash(key);
         let mask = self.slots.len() - 1;
@@ -69,24 +74,21 @@ impl Interner {
             if slot == 0 {
                 return None;
             }
-            let i = slot - 1;
-            if self.hashes[i as usize] == h && eq(self.bytes(i), key) {
-                return Some(i);
+            let e = &self.entries[slot as usize - 1];
+            if e.hash == h && eq(self.bytes(e), key) {
+                return Some(slot - 1);
             }
             at = (at + 1) & mask;
         }
     }
 
     pub fn name(&self, i: u32) -> &str {
-        let start = match i {
-            0 => 0,
-            _ => self.ends[i as usize - 1] as usize,
-        };
-        &self.text[start..self.ends[i as usize] as usize]
+        let e = &self.entries[i as usize];
+        &self.text[e.start as usize..(e.start + e.len) as usize]
     }
 
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.entries.len()
     }
 
     /// The names in index order.
@@ -94,28 +96,35 @@ impl Interner {
         (0..self.len() as u32).map(|i| self.name(i).into()).collect()
     }
 
-    fn bytes(&self, i: u32) -> &[u8] {
-        self.name(i).as_bytes()
+    #[inline(always)]
+    fn bytes(&self, e: &Entry) -> &[u8] {
+        &self.text.as_bytes()[e.start as usize..(e.start + e.len) as usize]
     }
 
     /// Doubles the table (to at least four slots per name, so it is half full at most after
     /// as many names again) and places every name anew from its kept hash.
     fn grow(&mut self) {
-        let size = (4 * self.ends.len()).next_power_of_two();
+        let size = (4 * self.entries.len()).next_power_of_two();
         self.slots = vec![0; size];
-        for i in 0..self.ends.len() as u32 {
+        for i in 0..self.entries.len() as u32 {
             self.place(i);
         }
     }
 
     fn place(&mut self, i: u32) {
         let mask = self.slots.len() - 1;
-        let mut at = self.hashes[i as usize] as usize & mask;
+        let mut at = self.entries[i as usize].hash as usize & mask;
         while self.slots[at] != 0 {
             at = (at + 1) & mask;
         }
         self.slots[at] = i + 1;
     }
+}
+
+struct Entry {
+    start: u32,
+    len: u32,
+    hash: u32,
 }
 
 /// FxHash (the multiply-rotate hash rustc uses; not DoS-resistant, and a crafted file only
