@@ -1,18 +1,15 @@
 //! A table of distinct names, each with a dense index: the checker's per-span lookups of
 //! tool names, prompt builder versions and parent ids.
 //!
-//! A run has millions of spans but few distinct tools and builders, and siblings are written
-//! together, so a lookup first tries the previous hit, then (while the table is small) a
-//! scan a word at a time, and only then the hash table. On wasm32 this matters: slice `==`
-//! is the compiler's byte-by-byte memcmp.
+//! Siblings are written together, so a lookup first tries the previous hit, then the hash
+//! table. Keys are short, so hashing one is a multiply or two, and keys are compared a word
+//! at a time (on wasm32 slice `==` is the compiler's byte-by-byte memcmp). A linear scan of
+//! a small table, tried before, cost more than the hash (callgrind, native checker pass).
 //!
 //! Parent ids are the one large table (a turn or agent span per handful of tool spans), so
 //! a new name costs no allocation of its own: names are stored end to end in one string, and
 //! the hash table is open addressing over indexes, with each name's hash kept beside it so
 //! growing never rehashes a name.
-
-/// Below this many names a linear scan beats hashing the key.
-const SCAN: usize = 16;
 
 #[derive(Default)]
 pub struct Interner {
@@ -21,7 +18,7 @@ pub struct Interner {
     /// Where each name is in `text`, and its hash.
     entries: Vec<Entry>,
     /// Open addressing with linear probing: 0 is an empty slot, else a name's index + 1.
-    /// Empty until the table outgrows the linear scan; never more than half full.
+    /// A power of two in size, never more than half full (empty before the first name).
     slots: Vec<u32>,
     last: u32,
 }
@@ -41,12 +38,10 @@ impl Interner {
             hash: hash(key.as_bytes()),
         });
         self.text.push_str(key);
-        if self.entries.len() > SCAN {
-            if self.slots.len() < 2 * self.entries.len() {
-                self.grow();
-            } else {
-                self.place(i);
-            }
+        if self.slots.len() < 2 * self.entries.len() {
+            self.grow();
+        } else {
+            self.place(i);
         }
         self.last = i;
         i
@@ -62,9 +57,7 @@ impl Interner {
             }
         }
         if self.slots.is_empty() {
-            return (self.entries.iter())
-                .position(|e| eq(self.bytes(e), key))
-                .map(|i| i as u32);
+            return None;
         }
         let h = hash(key);
         let mask = self.slots.len() - 1;
@@ -93,7 +86,9 @@ impl Interner {
 
     /// The names in index order.
     pub fn into_names(self) -> Vec<Box<str>> {
-        (0..self.len() as u32).map(|i| self.name(i).into()).collect()
+        (0..self.len() as u32)
+            .map(|i| self.name(i).into())
+            .collect()
     }
 
     #[inline(always)]
@@ -104,7 +99,7 @@ impl Interner {
     /// Doubles the table (to at least four slots per name, so it is half full at most after
     /// as many names again) and places every name anew from its kept hash.
     fn grow(&mut self) {
-        let size = (4 * self.entries.len()).next_power_of_two();
+        let size = (4 * self.entries.len()).next_power_of_two().max(16);
         self.slots = vec![0; size];
         for i in 0..self.entries.len() as u32 {
             self.place(i);
@@ -128,20 +123,27 @@ struct Entry {
 }
 
 /// FxHash (the multiply-rotate hash rustc uses; not DoS-resistant, and a crafted file only
-/// makes its own check slower) of the bytes, eight at a time, folded to 32 bits.
-#[inline]
-fn hash(bytes: &[u8]) -> u32 {
+/// makes its own check slower) of the length and the bytes, read as [`eq`] reads them.
+#[inline(always)]
+fn hash(b: &[u8]) -> u32 {
     const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
     let add = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(SEED);
-    let mut h = bytes.len() as u64;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        h = add(h, u64::from_le_bytes(w.try_into().unwrap()));
+    let n = b.len();
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let half = |at: usize| u64::from(u32::from_le_bytes(b[at..at + 4].try_into().unwrap()));
+    let mut h = add(0, n as u64);
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            h = add(h, word(i));
+            i += 8;
+        }
+        h = add(h, word(n - 8));
+    } else if n >= 4 {
+        h = add(h, half(0) | half(n - 4) << 32);
+    } else {
+        h = add(h, b.iter().fold(0, |w, &c| w << 8 | u64::from(c)));
     }
-    let mut tail = [0u8; 8];
-    let rest = words.remainder();
-    tail[..rest.len()].copy_from_slice(rest);
-    h = add(h, u64::from_le_bytes(tail));
     (h >> 32) as u32
 }
 

@@ -80,6 +80,7 @@ const LENGTH_FIELDS: [&str; 3] = ["observed_bytes", "injected_bytes", "injected_
 pub fn classify(rec: &SpanView<'_>) -> Verdict {
     let mut warnings = Vec::new();
     let reason = rec.clip_reason_text();
+    let undeclared = crate::intern::eq(reason.as_bytes(), b"none");
     if ClipReason::parse(reason).is_none() {
         warnings.push(format!(
             "unknown clip_reason {reason:?} (expected one of: {})",
@@ -88,16 +89,15 @@ pub fn classify(rec: &SpanView<'_>) -> Verdict {
     }
 
     let lengths = [rec.observed_bytes, rec.injected_bytes, rec.injected_tokens];
-    let mut detail: Vec<String> = LENGTH_FIELDS
-        .iter()
-        .zip(lengths)
-        .filter(|(_, v)| v.is_none())
-        .map(|(k, _)| k.to_string())
-        .collect();
-    if let Some(status) = rec.status.as_deref().filter(|s| !is_closed_status(s)) {
-        detail.insert(0, format!("status={status}"));
-    }
-    if !detail.is_empty() {
+    let open = rec.status.as_deref().filter(|s| !is_closed_status(s));
+    // The common case, tested first: a closed span with all three lengths.
+    if open.is_some() || lengths.iter().any(Option::is_none) {
+        let mut detail: Vec<String> = open.map(|s| format!("status={s}")).into_iter().collect();
+        for (field, value) in LENGTH_FIELDS.iter().zip(lengths) {
+            if value.is_none() {
+                detail.push(field.to_string());
+            }
+        }
         return Verdict {
             status: Status::Incomplete,
             detail,
@@ -109,7 +109,7 @@ pub fn classify(rec: &SpanView<'_>) -> Verdict {
     let inj = rec.injected_bytes.unwrap_or(0);
     if inj < obs {
         let ratio = format!("ratio={:.2}", clip_ratio(obs, inj));
-        return if reason == "none" {
+        return if undeclared {
             Verdict {
                 status: Status::SilentClip,
                 detail: vec![ratio],
@@ -133,7 +133,7 @@ pub fn classify(rec: &SpanView<'_>) -> Verdict {
         }
         _ => false,
     };
-    if differs && reason == "none" {
+    if differs && undeclared {
         return Verdict {
             status: Status::HashMismatch,
             detail: vec!["bytes_match_but_hash_differs".to_string()],
@@ -149,8 +149,14 @@ pub fn classify(rec: &SpanView<'_>) -> Verdict {
 
 /// A span whose status says it finished. Anything else (running, open, partial ...) was
 /// exported before the tool closed, so its lengths are not final.
+#[inline]
 fn is_closed_status(status: &str) -> bool {
-    status.is_empty() || status.eq_ignore_ascii_case("ok") || status.eq_ignore_ascii_case("error")
+    match status.len() {
+        0 => true,
+        2 => status.eq_ignore_ascii_case("ok"),
+        5 => status.eq_ignore_ascii_case("error"),
+        _ => false,
+    }
 }
 
 /// The share of observed bytes that did not reach the model (the seed's `clip_ratio`).

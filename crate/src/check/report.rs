@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::classify::{classify, clip_ratio, Status};
 use crate::formats::{FormatOption, Layout};
-use crate::span::{InvalidKind, SpanView};
+use crate::span::{InvalidKind, LazyText, SpanView};
 
 /// At most this many invalid and skipped entries are listed (the counts cover all): a
 /// non-trace file of millions of lines must not exhaust memory describing itself.
@@ -388,6 +388,7 @@ impl ReportBuilder {
     }
 
     /// Adds one record read from `line`: a row, or a skip when it names no tool.
+    #[inline(always)]
     pub fn record(&mut self, line: u64, rec: SpanView<'_>) {
         // The span JSONL hot path: with an empty provenance inlined, its handling folds away.
         self.add(line, rec, Provenance::default())
@@ -466,12 +467,13 @@ impl ReportBuilder {
             || verdict.status != Status::Ok
             || !verdict.warnings.is_empty();
         if keep {
+            // Straight from the view: the row has no `status` text, and `name` is the
+            // checked one; owning the whole record first copied both only to drop them.
             let name = name.to_string();
-            let rec = rec.into_owned();
             self.rows.push(Row {
                 line,
-                span_id: rec.span_id,
-                parent_id: rec.parent_id,
+                span_id: owned(rec.span_id),
+                parent_id: owned(rec.parent_id),
                 name,
                 status: verdict.status,
                 detail: verdict.detail,
@@ -479,11 +481,11 @@ impl ReportBuilder {
                 injected_bytes: rec.injected_bytes,
                 injected_tokens: rec.injected_tokens,
                 clip_ratio,
-                clip_reason: rec.clip_reason,
-                sha256_observed: rec.sha256_observed,
-                sha256_injected: rec.sha256_injected,
-                injected_preview: rec.injected_preview,
-                prompt_builder_version: rec.prompt_builder_version,
+                clip_reason: owned(rec.clip_reason),
+                sha256_observed: owned(rec.sha256_observed),
+                sha256_injected: owned(rec.sha256_injected),
+                injected_preview: rec.injected_preview.map(LazyText::into_owned),
+                prompt_builder_version: owned(rec.prompt_builder_version),
                 model_context_limit_tokens: rec.model_context_limit_tokens,
                 warnings: verdict.warnings,
                 join: provenance.join,

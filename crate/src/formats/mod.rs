@@ -226,6 +226,9 @@ pub(crate) trait Sink {
 }
 
 impl Sink for ReportBuilder {
+    // Inlined, with `record` and `scan_line`, into the reader's loop: a span view is some
+    // two hundred bytes, and each call boundary copied it.
+    #[inline(always)]
     fn span(&mut self, line: u64, record: SpanView<'_>) {
         self.record(line, record);
     }

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::check::ReadAs;
 use crate::lines::LineSplitter;
-use crate::span::{parse_view, InvalidKind, KeyOrder};
+use crate::span::{parse_view, InvalidKind, KeyOrder, SpanView};
 
 /// What was expected of an input no reader understood.
 const EXPECTED: &str = "expected seed-000 span JSONL (one {\"name\", \"observed_bytes\", \
@@ -111,7 +111,8 @@ impl Reader {
                 };
                 loop {
                     // The hot path: one pass reads an ordinary line and finds its end.
-                    if let Some((record, end)) = crate::span::scan_line(rest, order) {
+                    let mut record = SpanView::default();
+                    if let Some(end) = crate::span::scan_line(rest, order, &mut record) {
                         *line_no += 1;
                         sink.span(*line_no, record);
                         rest = &rest[end + 1..];
