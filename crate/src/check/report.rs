@@ -294,7 +294,9 @@ pub struct ReportBuilder {
     options: CheckOptions,
     format: String,
     read_as: Option<ReadAs>,
-    rows: Vec<Row>,
+    /// Rows by status priority (worst first), each in arrival order: the report's order
+    /// without moving a row more than once at the end.
+    rows: [Vec<Row>; 5],
     counts: Counts,
     invalid: Vec<Invalid>,
     skipped: Vec<Skipped>,
@@ -470,7 +472,7 @@ impl ReportBuilder {
             // Straight from the view: the row has no `status` text, and `name` is the
             // checked one; owning the whole record first copied both only to drop them.
             let name = name.to_string();
-            self.rows.push(Row {
+            self.rows[usize::from(verdict.status.priority())].push(Row {
                 line,
                 span_id: owned(rec.span_id),
                 parent_id: owned(rec.parent_id),
@@ -514,9 +516,7 @@ impl ReportBuilder {
     }
 
     pub fn finish(mut self) -> Report {
-        // Rows arrive in line order, so a stable split by priority is the sort the seed
-        // asks for (worst first, then by line) without moving rows more than once.
-        self.rows = by_priority(std::mem::take(&mut self.rows));
+        let rows = by_priority(std::mem::take(&mut self.rows));
         let rollup = self.rollup();
         let counts = self.counts;
         let silent_clips_per_100 = if counts.total == 0 {
@@ -553,7 +553,7 @@ impl ReportBuilder {
         Report {
             format: self.format,
             read_as: self.read_as,
-            rows: self.rows,
+            rows,
             invalid: self.invalid,
             skipped: self.skipped,
             silent_clips_per_100,
@@ -654,23 +654,23 @@ fn median(values: &mut [u64]) -> Option<f64> {
     })
 }
 
-/// Rows in priority order, input order kept within a priority (a stable bucket sort).
-fn by_priority(rows: Vec<Row>) -> Vec<Row> {
-    if rows
-        .windows(2)
-        .all(|w| (w[0].status.priority(), w[0].line) <= (w[1].status.priority(), w[1].line))
-    {
-        return rows;
-    }
-    let mut buckets: [Vec<Row>; 5] = Default::default();
-    let total = rows.len();
-    for row in rows {
-        buckets[usize::from(row.status.priority()).min(4)].push(row);
-    }
-    let mut out = Vec::with_capacity(total);
-    for bucket in &mut buckets {
-        crate::sort::sort_by_key(bucket, |r| r.line);
-        out.append(bucket);
+/// The rows in the order the seed asks for, worst first, then by line: the buckets end to
+/// end. Span JSONL rows arrive in line order; trace-format rows arrive as their tool calls
+/// are joined, so a bucket out of line order is sorted (stably).
+fn by_priority(buckets: [Vec<Row>; 5]) -> Vec<Row> {
+    let total = buckets.iter().map(Vec::len).sum();
+    let mut out = Vec::new();
+    for mut bucket in buckets {
+        if !bucket.windows(2).all(|w| w[0].line <= w[1].line) {
+            crate::sort::sort_by_key(&mut bucket, |r| r.line);
+        }
+        if out.is_empty() && bucket.capacity() >= total {
+            // A bucket that can hold every row becomes the output: no move at all.
+            out = bucket;
+        } else if !bucket.is_empty() {
+            out.reserve_exact(total - out.len());
+            out.append(&mut bucket);
+        }
     }
     out
 }

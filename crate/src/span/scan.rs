@@ -412,16 +412,22 @@ impl<'a> Scanner<'a> {
     /// exponent) that fits a u64; anything else is the strict reader's to judge.
     fn unsigned(&mut self) -> Option<u64> {
         let start = self.i;
-        let mut value: u64 = 0;
-        while let Some(&c) = self.b.get(self.i) {
-            if !c.is_ascii_digit() {
-                break;
+        let value = match self.eight_digits() {
+            Some(value) => value,
+            None => {
+                let mut value: u64 = 0;
+                while let Some(&c) = self.b.get(self.i) {
+                    if !c.is_ascii_digit() {
+                        break;
+                    }
+                    // Nineteen digits never overflow a u64 (and wasm32 has no cheap checked
+                    // 64-bit multiply); longer numbers go to the strict reader.
+                    value = value.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+                    self.i += 1;
+                }
+                value
             }
-            // Nineteen digits never overflow a u64 (and wasm32 has no cheap checked 64-bit
-            // multiply); longer numbers go to the strict reader.
-            value = value.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
-            self.i += 1;
-        }
+        };
         let digits = self.i - start;
         if digits == 0 || digits > 19 || (digits > 1 && self.b[start] == b'0') {
             return None;
@@ -429,6 +435,29 @@ impl<'a> Scanner<'a> {
         if matches!(self.b.get(self.i), Some(b'.' | b'e' | b'E')) {
             return None;
         }
+        Some(value)
+    }
+
+    /// A number of one to seven digits followed by a non-digit, read from one eight-byte
+    /// word (the lengths of a span are such numbers); `None`, consuming nothing, otherwise.
+    #[inline(always)]
+    fn eight_digits(&mut self) -> Option<u64> {
+        let word = u64::from_le_bytes(self.b.get(self.i..self.i + 8)?.try_into().unwrap());
+        let values = word.wrapping_sub(LO * u64::from(b'0'));
+        // A lane is flagged when its byte is not 0-9. Lanes below the first flagged one are
+        // digits, whose subtraction borrows nothing, so the lowest flag is exact.
+        let flagged = (values | values.wrapping_add(LO * 0x76)) & HI;
+        let n = (flagged.trailing_zeros() / 8) as usize;
+        if n == 0 || n == 8 {
+            return None;
+        }
+        // The n digits to the top of the word (zeros before them are leading zeros), then
+        // pairs, fours and eights combined by multiplies (as fast_float does).
+        let digits = (values << (8 * (8 - n))) & (LO * 0x0f);
+        let pairs = (digits.wrapping_mul(10 << 8 | 1) >> 8) & 0x00ff_00ff_00ff_00ff;
+        let fours = (pairs.wrapping_mul(100 << 16 | 1) >> 16) & 0x0000_ffff_0000_ffff;
+        let value = fours.wrapping_mul(10000 << 32 | 1) >> 32;
+        self.i += n;
         Some(value)
     }
 
@@ -561,21 +590,31 @@ impl<'a> Scanner<'a> {
 }
 
 /// Decodes the body of a JSON string whose escapes [`Scanner::lazy`] has checked, with the
-/// same escape table.
+/// same escape table, finding the escapes with the same vector scan.
 pub(super) fn unescape(raw: &str) -> String {
+    let b = raw.as_bytes();
     let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        // Checked text always decodes; should it not, the raw text is better than nothing.
-        let Some((c, used)) = escape(&rest.as_bytes()[at + 1..]) else {
+    let mut s = Scanner { b, i: 0 };
+    loop {
+        let start = s.i;
+        let Some(at) = s.to_special::<false>() else {
+            out.push_str(&raw[start..]);
+            return out;
+        };
+        out.push_str(&raw[start..at]);
+        // Checked text has no bare quote or control byte, and its escapes decode; should it
+        // not, the raw text is better than nothing.
+        let escaped = if b[at] == b'\\' {
+            escape(&b[at + 1..])
+        } else {
+            None
+        };
+        let Some((c, used)) = escaped else {
             return raw.to_string();
         };
         out.push(c);
-        rest = &rest[at + 1 + used..];
+        s.i = at + 1 + used;
     }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]
@@ -634,6 +673,39 @@ mod tests {
         let view = scan(numeric).unwrap();
         assert_eq!(view.span_id.as_deref(), Some("7"));
         agrees(numeric);
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn reads_numbers_of_every_length() {
+        for len in 1..=21 {
+            for first in [b'0', b'1', b'9'] {
+                let digits: String = std::iter::once(first as char)
+                    .chain((1..len).map(|i| char::from(b'0' + (i * 7 % 10) as u8)))
+                    .collect();
+                for after in [",\"name\":\"n\"}", "}", " }", ".5}", "e3}"] {
+                    let line = format!("{{\"observed_bytes\":{digits}{after}");
+                    agrees(line.as_bytes());
+                    let padded = format!("{line}\n{}\n", " ".repeat(20));
+                    agrees_in_chunk(padded.as_bytes(), &mut KeyOrder::default());
+                    if len <= 19 && (first != b'0' || len == 1) && !after.starts_with(['.', 'e']) {
+                        let view = scan(line.as_bytes()).expect(&line);
+                        assert_eq!(view.observed_bytes, Some(digits.parse().unwrap()), "{line}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn unescapes_what_it_checked() {
+        let raw = r#"a\nb \"q\" \u00e9\/\\ and a longer run of plain text \t\r\b\f end"#;
+        let line = format!(r#"{{"name":"{raw}"}}"#);
+        let strict = parse_view_strict(line.as_bytes()).unwrap();
+        assert_eq!(unescape(raw), strict.name.unwrap());
+        assert_eq!(unescape("plain"), "plain");
+        assert_eq!(unescape(""), "");
     }
 
     #[test]
