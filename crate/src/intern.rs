@@ -68,6 +68,13 @@ impl Interner {
                 return Some(self.last);
             }
         }
+        self.lookup(key)
+    }
+
+    /// [`find`](Self::find) without trying the previous hit first: for keys that are not
+    /// in runs (the checker looks up every span id once when it builds the rollup).
+    #[inline]
+    pub fn lookup(&self, key: &[u8]) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }

@@ -574,11 +574,12 @@ impl ReportBuilder {
         if self.flagged_children.is_empty() {
             return found;
         }
+        let ids = self.ids.as_bytes();
         let mut start = 0;
         for (n, node) in self.nodes.iter().enumerate() {
-            let id = &self.ids[start..node.id_end];
+            let id = &ids[start..node.id_end];
             start = node.id_end;
-            if let Some(pid) = self.parents.find(id) {
+            if let Some(pid) = self.parents.lookup(id) {
                 found[pid as usize].get_or_insert(n as u32);
             }
         }
