@@ -420,7 +420,7 @@ function benchProfiles() {
   sections.push({
     title: 'Profile choice',
     body: [
-      `Each variant built by \`scripts/build\` into its own target dir, then measured in ${rounds} interleaved rounds (a fresh Node process per variant and round, warmed up before timing; each variant's best round is shown, since noise only slows a run): checker on ${fmt(mb(statSync(spans).size))} MB of span JSONL, SHA-256 over ${shaBytes >> 20} MiB. Ratios are to the chosen profile (first row).`,
+      `Measured ${new Date().toISOString().slice(0, 10)} at commit ${spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim()}; \`./scripts/bench --profiles\` re-measures it (10-15 minutes), a plain \`./scripts/bench\` keeps it. Each variant built by \`scripts/build\` into its own target dir, then measured in ${rounds} interleaved rounds (a fresh Node process per variant and round, warmed up before timing; each variant's best round is shown, since noise only slows a run): checker on ${fmt(mb(statSync(spans).size))} MB of span JSONL, SHA-256 over ${shaBytes >> 20} MiB. Ratios are to the chosen profile (first row).`,
       '',
       '| profile | wasm raw | gzip -9 | checker MB/s | SHA-256 MB/s | size vs chosen | checker vs chosen | SHA-256 vs chosen |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
