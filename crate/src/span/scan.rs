@@ -58,8 +58,16 @@ pub(crate) fn scan_line<'a>(
     (s.b.get(s.i) == Some(&b'\n')).then_some(s.i)
 }
 
-/// The known fields, in the order [`Scanner::field`] numbers them.
-const FIELDS: [&str; 13] = [
+/// `FIELDS`: the known fields, in the order [`Scanner::field`] numbers them; `QUOTED`: each
+/// as it appears in a line, `"name":`.
+macro_rules! fields {
+    ($($f:literal),* $(,)?) => {
+        const FIELDS: [&str; 13] = [$($f),*];
+        const QUOTED: [&[u8]; 13] = [$(concat!("\"", $f, "\":").as_bytes()),*];
+    };
+}
+
+fields!(
     "span_id",
     "parent_id",
     "name",
@@ -73,29 +81,7 @@ const FIELDS: [&str; 13] = [
     "injected_preview",
     "prompt_builder_version",
     "model_context_limit_tokens",
-];
-
-/// `FIELDS[i]` as it appears in a line: `"name":`.
-const QUOTED: [&[u8]; 13] = {
-    macro_rules! q {
-        ($($f:literal),*) => { [$(concat!("\"", $f, "\":").as_bytes()),*] };
-    }
-    q!(
-        "span_id",
-        "parent_id",
-        "name",
-        "status",
-        "observed_bytes",
-        "injected_bytes",
-        "injected_tokens",
-        "clip_reason",
-        "sha256_observed",
-        "sha256_injected",
-        "injected_preview",
-        "prompt_builder_version",
-        "model_context_limit_tokens"
-    )
-};
+);
 
 /// Stand-ins in [`KeyOrder`] for the start of an object and for an unknown key.
 const START: usize = FIELDS.len();
