@@ -1,6 +1,7 @@
 // What a person who only checks downloads: the check worker loads the package's check-only
 // module (pkg/check/, about 150 KB of wasm gzipped), never the full one (about 375 KB), which
-// only the diff, hop and packer views fetch, on first use. The reports are the same.
+// only the diff, hop and packer views fetch (glue and wasm), on first use. The reports are
+// the same.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { openPage, dropFiles, reportFor, cli, allRows, FIXTURES } from './helper
 
 const CHECK_WASM = '/pkg/check/toolslice_bg.wasm';
 const FULL_WASM = '/pkg/toolslice_bg.wasm';
+const FULL_GLUE = '/pkg/toolslice.js';
 
 test('dropping a trace fetches the check-only wasm module, not the full one', async (t) => {
   // `requests` is the server's log from the first request on: the worker's fetches included.
@@ -33,11 +35,13 @@ test('dropping a trace fetches the check-only wasm module, not the full one', as
   assert.ok(Number(await page.locator('article.job').first().getAttribute('data-wasm-memory')) > 0);
   assert.ok(requests.includes(CHECK_WASM), requests.join(' '));
   assert.ok(!requests.includes(FULL_WASM), `the check view fetched the full module: ${requests.join(' ')}`);
+  assert.ok(!requests.includes(FULL_GLUE), `the check view fetched the full module's glue: ${requests.join(' ')}`);
 
   // The views that need the rest of the package still get the full module.
   await page.getByRole('tab', { name: 'Classroom packer' }).click();
   await page.locator('pre.packer-envelope').waitFor();
   assert.ok(requests.includes(FULL_WASM), requests.join(' '));
+  assert.ok(requests.includes(FULL_GLUE), requests.join(' '));
   assert.equal(requests.filter((p) => p === CHECK_WASM).length, 1, 'the check module is fetched once');
   assert.deepEqual(errors, []);
 });
