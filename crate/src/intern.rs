@@ -25,6 +25,7 @@ pub struct Interner {
 
 impl Interner {
     /// The index of `key`, adding it when new.
+    ///
     /// Inlined into the checker's per-span code (a call per lookup was a tenth of the wasm
     /// profile); adding a name is the rare case and stays out of line. The check-only wasm
     /// module (built without `full`, for size) leaves the choice to the compiler: inlined,
@@ -32,11 +33,9 @@ impl Interner {
     #[cfg_attr(feature = "full", inline(always))]
     #[cfg_attr(not(feature = "full"), inline)]
     pub fn intern(&mut self, key: &str) -> u32 {
-        if let Some(i) = self.find(key) {
-            self.last = i;
-            return i;
-        }
-        self.add(key)
+        let i = self.find(key).unwrap_or_else(|| self.add(key));
+        self.last = i;
+        i
     }
 
     #[cold]
@@ -54,7 +53,6 @@ impl Interner {
         } else {
             self.place(i);
         }
-        self.last = i;
         i
     }
 

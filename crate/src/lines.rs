@@ -47,8 +47,7 @@ impl LineSplitter {
         if self.partial.is_empty() {
             return Some(chunk);
         }
-        let at = find_newline(chunk);
-        let Some(at) = at else {
+        let Some(at) = find_newline(chunk) else {
             self.partial.extend_from_slice(chunk);
             return None;
         };

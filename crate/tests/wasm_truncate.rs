@@ -140,23 +140,18 @@ fn utf16_offsets_slice_javascript_strings() {
 /// ASCII input's offsets are its own.
 #[wasm_bindgen_test]
 fn strings_arrive_whole_across_the_encoding_passes() {
-    let ascii = |n: usize| "a".repeat(n).encode_utf16().collect::<Vec<u16>>();
+    let utf16 = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+    let ascii = |n: usize| utf16(&"a".repeat(n));
     let join = |parts: &[&[u16]]| parts.concat();
     let cases: Vec<Vec<u16>> = vec![
         vec![],
         ascii(3),
-        join(&[&ascii(1000), &"é".encode_utf16().collect::<Vec<_>>()]),
-        join(&[
-            "é".encode_utf16().collect::<Vec<_>>().as_slice(),
-            &ascii(1000),
-        ]),
-        join(&[&ascii(999), &"😀".encode_utf16().collect::<Vec<_>>()]),
+        join(&[&ascii(1000), &utf16("é")]),
+        join(&[&utf16("é"), &ascii(1000)]),
+        join(&[&ascii(999), &utf16("😀")]),
         join(&[&ascii(10), &[0xD800]]),
         join(&[&ascii(10), &[0xDC00], &ascii(5)]),
-        "日本😀\n🇩🇪 e\u{301}\r\n"
-            .repeat(200)
-            .encode_utf16()
-            .collect(),
+        utf16(&"日本😀\n🇩🇪 e\u{301}\r\n".repeat(200)),
     ];
     for units in cases {
         let js = JsString::from_char_code(&units);

@@ -296,7 +296,7 @@ pub struct ReportBuilder {
     read_as: Option<ReadAs>,
     /// Rows by status priority (worst first), each in arrival order: the report's order
     /// without moving a row more than once at the end.
-    rows: [Vec<Row>; 5],
+    rows: [Vec<Row>; Status::ALL.len()],
     counts: Counts,
     invalid: Vec<Invalid>,
     skipped: Vec<Skipped>,
@@ -658,7 +658,7 @@ fn median(values: &mut [u64]) -> Option<f64> {
 /// The rows in the order the seed asks for, worst first, then by line: the buckets end to
 /// end. Span JSONL rows arrive in line order; trace-format rows arrive as their tool calls
 /// are joined, so a bucket out of line order is sorted (stably).
-fn by_priority(buckets: [Vec<Row>; 5]) -> Vec<Row> {
+fn by_priority(buckets: [Vec<Row>; Status::ALL.len()]) -> Vec<Row> {
     let total = buckets.iter().map(Vec::len).sum();
     let mut out = Vec::new();
     for mut bucket in buckets {

@@ -61,15 +61,9 @@ impl ClipReason {
     pub fn parse(text: &str) -> Option<ClipReason> {
         // Every span asks this, and the six names have six lengths: one comparison, a word
         // at a time (slice `==` is a byte loop on wasm32).
-        let reason = match text.len() {
-            4 => ClipReason::None,
-            16 => ClipReason::PromptTokenCap,
-            22 => ClipReason::ToolResultCharLimit,
-            23 => ClipReason::ProviderContextWindow,
-            9 => ClipReason::Redaction,
-            14 => ClipReason::BinaryOmitted,
-            _ => return None,
-        };
+        let reason = ClipReason::ALL
+            .into_iter()
+            .find(|r| r.as_str().len() == text.len())?;
         crate::intern::eq(reason.as_str().as_bytes(), text.as_bytes()).then_some(reason)
     }
 }
