@@ -342,6 +342,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string after its opening quote: borrowed when it has no escapes, else decoded.
+    #[cfg_attr(feature = "full", inline(always))]
     fn string(&mut self) -> Option<Cow<'a, str>> {
         Some(match self.lazy()? {
             LazyText::Text(text) => text,
