@@ -191,6 +191,27 @@ pub fn eq(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// Byte order (as `[u8]::cmp`) a word at a time: on wasm32 slice comparison is the
+/// compiler's byte-by-byte memcmp, and the rollup sorts thousands of parent ids by it.
+pub fn cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let n = a.len().min(b.len());
+    let word = |s: &[u8], at: usize| u64::from_be_bytes(s[at..at + 8].try_into().unwrap());
+    let mut i = 0;
+    while i + 8 <= n {
+        let (x, y) = (word(a, i), word(b, i));
+        if x != y {
+            return x.cmp(&y);
+        }
+        i += 8;
+    }
+    for k in i..n {
+        if a[k] != b[k] {
+            return a[k].cmp(&b[k]);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,6 +268,26 @@ mod tests {
                 assert!(!eq(&a, &b), "len {n}, byte {at}");
             }
             assert!(!eq(&a, &[a.as_slice(), b"x"].concat()));
+        }
+    }
+
+    #[test]
+    fn cmp_is_slice_order() {
+        // Every pair of lengths to 20, differing (up or down) at every position, and prefixes.
+        for n in 0..=20usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i).collect();
+            for m in 0..=20usize {
+                let b: Vec<u8> = (0..m as u8).map(|i| b'a' + i).collect();
+                assert_eq!(cmp(&a, &b), a.cmp(&b), "{n} {m}");
+            }
+            for at in 0..n {
+                for delta in [1u8, 0x80] {
+                    let mut b = a.clone();
+                    b[at] = b[at].wrapping_add(delta);
+                    assert_eq!(cmp(&a, &b), a.cmp(&b), "len {n}, byte {at}");
+                    assert_eq!(cmp(&b, &a), b.cmp(&a), "len {n}, byte {at}");
+                }
+            }
         }
     }
 }

@@ -5,8 +5,6 @@
 //! builder keeps rows (all, or only flagged ones for huge runs) and the small per-span
 //! facts the summaries need; it never keeps the raw lines.
 
-use std::collections::HashMap;
-
 use crate::intern::Interner;
 
 use serde::{Deserialize, Serialize};
@@ -517,7 +515,8 @@ impl ReportBuilder {
 
     pub fn finish(mut self) -> Report {
         let rows = by_priority(std::mem::take(&mut self.rows));
-        let rollup = self.rollup();
+        let flagged = std::mem::take(&mut self.flagged_children);
+        let rollup = self.rollup(flagged);
         let counts = self.counts;
         let silent_clips_per_100 = if counts.total == 0 {
             0.0
@@ -571,9 +570,6 @@ impl ReportBuilder {
     /// do not re-parent it).
     fn parent_nodes(&self) -> Vec<Option<u32>> {
         let mut found = vec![None; self.parents.len()];
-        if self.flagged_children.is_empty() {
-            return found;
-        }
         let ids = self.ids.as_bytes();
         let mut start = 0;
         for (n, node) in self.nodes.iter().enumerate() {
@@ -588,47 +584,73 @@ impl ReportBuilder {
 
     /// Walks up from every failing span and charges each ancestor whose own span is fine
     /// (or absent from the input). A parent cycle in bad data stops the walk, never loops.
-    fn rollup(&self) -> Vec<Rollup> {
+    fn rollup(&self, flagged: Vec<(String, u32, Status)>) -> Vec<Rollup> {
+        if flagged.is_empty() {
+            return Vec::new();
+        }
         let parent_nodes = self.parent_nodes();
-        let mut entries: HashMap<u32, Rollup> = HashMap::new();
-        for (label, parent, status) in &self.flagged_children {
-            let mut seen: Vec<u32> = Vec::new();
-            let mut current = Some(*parent);
+        // Each charged parent's place in `list`, by parent index (u32::MAX: not charged).
+        let mut entry_of = vec![u32::MAX; self.parents.len()];
+        let mut list: Vec<Rollup> = Vec::new();
+        let (mut seen, mut charged) = (Vec::new(), Vec::new());
+        for (label, parent, status) in flagged {
+            seen.clear();
+            charged.clear();
+            let mut current = Some(parent);
             while let Some(pid) = current {
                 if seen.contains(&pid) {
                     break;
                 }
                 seen.push(pid);
-                let id = self.parents.name(pid);
                 let node = parent_nodes[pid as usize].map(|n| &self.nodes[n as usize]);
-                let own = node.and_then(|n| n.status);
-                if !own.is_some_and(Status::fails_run) {
-                    let entry = entries.entry(pid).or_insert_with(|| Rollup {
-                        span_id: id.to_string(),
-                        own_status: own,
-                        line: node.map(|n| n.line),
-                        name: node.map(|n| match n.name {
-                            NodeName::Tool(t) => self.tool_names.name(t).to_string(),
-                            NodeName::Other(o) => self.other_names[o as usize].to_string(),
-                        }),
-                        silent_clip: 0,
-                        incomplete: 0,
-                        flagged: Vec::new(),
-                    });
-                    match status {
-                        Status::SilentClip => entry.silent_clip += 1,
-                        _ => entry.incomplete += 1,
-                    }
-                    entry.flagged.push(label.clone());
+                if !node.and_then(|n| n.status).is_some_and(Status::fails_run) {
+                    charged.push(pid);
                 }
                 current = node.and_then(|n| n.parent);
             }
+            // The label is cloned for all but the last charged ancestor, which takes it.
+            let mut label = Some(label);
+            for (k, &pid) in charged.iter().enumerate() {
+                if entry_of[pid as usize] == u32::MAX {
+                    entry_of[pid as usize] = list.len() as u32;
+                    list.push(self.rollup_entry(pid, parent_nodes[pid as usize]));
+                }
+                let entry = &mut list[entry_of[pid as usize] as usize];
+                match status {
+                    Status::SilentClip => entry.silent_clip += 1,
+                    _ => entry.incomplete += 1,
+                }
+                let label = if k + 1 == charged.len() {
+                    label.take()
+                } else {
+                    label.clone()
+                };
+                entry.flagged.extend(label);
+            }
         }
-        let mut list: Vec<Rollup> = entries.into_values().collect();
         crate::sort::sort_by(&mut list, |a, b| {
-            (a.line.is_none(), a.line, &a.span_id).cmp(&(b.line.is_none(), b.line, &b.span_id))
+            (a.line.is_none(), a.line)
+                .cmp(&(b.line.is_none(), b.line))
+                .then_with(|| crate::intern::cmp(a.span_id.as_bytes(), b.span_id.as_bytes()))
         });
         list
+    }
+
+    /// A parent's rollup entry, charged with nothing yet.
+    fn rollup_entry(&self, pid: u32, node: Option<u32>) -> Rollup {
+        let node = node.map(|n| &self.nodes[n as usize]);
+        Rollup {
+            span_id: self.parents.name(pid).to_string(),
+            own_status: node.and_then(|n| n.status),
+            line: node.map(|n| n.line),
+            name: node.map(|n| match n.name {
+                NodeName::Tool(t) => self.tool_names.name(t).to_string(),
+                NodeName::Other(o) => self.other_names[o as usize].to_string(),
+            }),
+            silent_clip: 0,
+            incomplete: 0,
+            flagged: Vec::new(),
+        }
     }
 }
 
