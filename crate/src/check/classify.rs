@@ -108,7 +108,7 @@ pub fn classify(rec: &SpanView<'_>) -> Verdict {
     let obs = rec.observed_bytes.unwrap_or(0);
     let inj = rec.injected_bytes.unwrap_or(0);
     if inj < obs {
-        let ratio = format!("ratio={:.2}", clip_ratio(obs, inj));
+        let ratio = ratio_detail(clip_ratio(obs, inj));
         return if undeclared {
             Verdict {
                 status: Status::SilentClip,
@@ -167,9 +167,70 @@ pub fn clip_ratio(observed: u64, injected: u64) -> f64 {
     1.0 - (injected as f64 / observed as f64)
 }
 
+/// `ratio=0.88`: the ratio (0 to 1) to two decimals, rounded exactly as `format!("{:.2}")`
+/// and Python's `f"{r:.2f}"` round it (the exact binary value, ties to even). Integer
+/// arithmetic instead of `core::fmt`'s float formatting, which cost as much as classifying
+/// the span: every clipped span has one.
+fn ratio_detail(ratio: f64) -> String {
+    let hundredths = if (0.0..=1.0).contains(&ratio) {
+        // ratio = m * 2^-shift exactly; hundredths = round(m * 100 / 2^shift).
+        let bits = ratio.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as i32;
+        let fraction = bits & ((1 << 52) - 1);
+        let (m, shift) = match exponent {
+            0 => (fraction, 1074),
+            _ => (fraction | 1 << 52, 1075 - exponent),
+        };
+        // m * 100 < 2^60: below 2^(shift - 1), a half, the value rounds to 0.
+        if m == 0 || shift > 61 {
+            0
+        } else {
+            let p = m * 100;
+            let q = p >> shift;
+            let rest = p & ((1 << shift) - 1);
+            let half = 1 << (shift - 1);
+            q + u64::from(rest > half || (rest == half && q % 2 == 1))
+        }
+    } else {
+        return format!("ratio={ratio:.2}");
+    };
+    let mut out = String::with_capacity(10);
+    out.push_str("ratio=");
+    out.push(char::from(b'0' + (hundredths / 100) as u8));
+    out.push('.');
+    out.push(char::from(b'0' + (hundredths / 10 % 10) as u8));
+    out.push(char::from(b'0' + (hundredths % 10) as u8));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ratio_detail_rounds_as_format_does() {
+        let mut ratios = vec![0.0, 1.0, 0.005, 0.015, 0.125, 0.375, 0.625, 0.875, 0.995, 0.994999];
+        ratios.extend([f64::MIN_POSITIVE, 5e-324, 1e-300, 0.0049999999999999, 0.0050000000000001]);
+        // Every ratio the seed's formula gives for lengths to 400, and large lengths.
+        for obs in 1..=400u64 {
+            for inj in 0..=obs {
+                ratios.push(clip_ratio(obs, inj));
+            }
+        }
+        for obs in [999_983u64, 1 << 40, u64::MAX / 3] {
+            for k in 0..2000u64 {
+                ratios.push(clip_ratio(obs, obs / 2000 * k + k % 7));
+            }
+        }
+        // Exactly halfway between hundredths, and one ulp either side.
+        for k in 0..100 {
+            let half = (2 * k + 1) as f64 / 200.0;
+            ratios.extend([half, f64::from_bits(half.to_bits() - 1), f64::from_bits(half.to_bits() + 1)]);
+        }
+        for r in ratios {
+            assert_eq!(ratio_detail(r), format!("ratio={r:.2}"), "{r:e}");
+        }
+    }
 
     fn rec(
         obs: Option<u64>,
