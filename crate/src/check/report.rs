@@ -389,26 +389,29 @@ impl ReportBuilder {
 
     /// Adds one record read from `line`: a row, or a skip when it names no tool.
     #[inline(always)]
-    pub fn record(&mut self, line: u64, rec: SpanView<'_>) {
+    pub fn record(&mut self, line: u64, rec: &mut SpanView<'_>) {
         // The span JSONL hot path: with an empty provenance inlined, its handling folds away.
         self.add(line, rec, Provenance::default())
     }
 
     /// [`record`](Self::record) for a record a trace-format reader built, with what it knows
     /// beyond the seed's fields.
-    pub fn record_with(&mut self, line: u64, rec: SpanView<'_>, provenance: Provenance) {
-        self.add(line, rec, provenance)
+    pub fn record_with(&mut self, line: u64, mut rec: SpanView<'_>, provenance: Provenance) {
+        self.add(line, &mut rec, provenance)
     }
 
     #[inline(always)]
-    fn add(&mut self, line: u64, rec: SpanView<'_>, provenance: Provenance) {
+    fn add(&mut self, line: u64, rec: &mut SpanView<'_>, provenance: Provenance) {
         let name = match rec.name.as_deref() {
             Some(n) if !n.is_empty() => n,
-            Some(_) => return self.skipped(line, owned(rec.span_id), "name is empty".into()),
-            None => return self.skipped(line, owned(rec.span_id), "record has no name".into()),
+            Some(_) => {
+                let id = owned(rec.span_id.take());
+                return self.skipped(line, id, "name is empty".into());
+            }
+            None => return self.skipped(line, owned(rec.span_id.take()), "record has no name".into()),
         };
         self.counts.lines += 1;
-        let mut verdict = classify(&rec);
+        let mut verdict = classify(rec);
         if !provenance.warnings.is_empty() {
             verdict.warnings.extend(provenance.warnings);
         }
@@ -472,8 +475,8 @@ impl ReportBuilder {
             let name = name.to_string();
             self.rows[usize::from(verdict.status.priority())].push(Row {
                 line,
-                span_id: owned(rec.span_id),
-                parent_id: owned(rec.parent_id),
+                span_id: owned(rec.span_id.take()),
+                parent_id: owned(rec.parent_id.take()),
                 name,
                 status: verdict.status,
                 detail: verdict.detail,
@@ -481,11 +484,11 @@ impl ReportBuilder {
                 injected_bytes: rec.injected_bytes,
                 injected_tokens: rec.injected_tokens,
                 clip_ratio,
-                clip_reason: owned(rec.clip_reason),
-                sha256_observed: owned(rec.sha256_observed),
-                sha256_injected: owned(rec.sha256_injected),
-                injected_preview: rec.injected_preview.map(LazyText::into_owned),
-                prompt_builder_version: owned(rec.prompt_builder_version),
+                clip_reason: owned(rec.clip_reason.take()),
+                sha256_observed: owned(rec.sha256_observed.take()),
+                sha256_injected: owned(rec.sha256_injected.take()),
+                injected_preview: rec.injected_preview.take().map(LazyText::into_owned),
+                prompt_builder_version: owned(rec.prompt_builder_version.take()),
                 model_context_limit_tokens: rec.model_context_limit_tokens,
                 warnings: verdict.warnings,
                 join: provenance.join,

@@ -35,9 +35,12 @@ struct ConvertSink {
 }
 
 impl Sink for ConvertSink {
-    fn span(&mut self, line: u64, record: SpanView<'_>) {
-        self.pending
-            .push((line, record.into_owned(), Provenance::default()));
+    fn span(&mut self, line: u64, record: &mut SpanView<'_>) {
+        self.pending.push((
+            line,
+            std::mem::take(record).into_owned(),
+            Provenance::default(),
+        ));
     }
     fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
         self.pending.push((line, record, provenance));

@@ -114,7 +114,7 @@ impl Reader {
                     let mut record = SpanView::default();
                     if let Some(end) = crate::span::scan_line(rest, order, &mut record) {
                         *line_no += 1;
-                        sink.span(*line_no, record);
+                        sink.span(*line_no, &mut record);
                         rest = &rest[end + 1..];
                         continue;
                     }
@@ -279,7 +279,7 @@ fn span_line<S: Sink>(sink: &mut S, line_no: u64, line: &[u8]) {
         return sink.blank();
     }
     match parse_view(line) {
-        Ok(rec) => sink.span(line_no, rec),
+        Ok(mut rec) => sink.span(line_no, &mut rec),
         Err(e) => sink.invalid(line_no, e.kind, e.message),
     }
 }
