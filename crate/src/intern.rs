@@ -11,6 +11,8 @@
 //! the hash table is open addressing over indexes, with each name's hash kept beside it so
 //! growing never rehashes a name.
 
+use crate::bytes::eq;
+
 #[derive(Default)]
 pub struct Interner {
     /// Every name, end to end, in index order.
@@ -47,7 +49,7 @@ impl Interner {
             len: key.len() as u32,
             hash: hash(key.as_bytes()),
         });
-        self.text.push_str(key);
+        crate::bytes::push_str(&mut self.text, key);
         if self.slots.len() < 2 * self.entries.len() {
             self.grow();
         } else {
@@ -164,54 +166,6 @@ fn hash(b: &[u8]) -> u32 {
     (h >> 32) as u32
 }
 
-/// Byte equality a word at a time. The last word is read where the text ends, overlapping
-/// the one before, and a text under eight bytes is read as two overlapping halves: no byte
-/// loop for the short names and keys this compares millions of times.
-#[inline(always)]
-pub fn eq(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
-    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap());
-    if n >= 8 {
-        let mut i = 0;
-        while i + 8 < n {
-            if word(a, i) != word(b, i) {
-                return false;
-            }
-            i += 8;
-        }
-        word(a, n - 8) == word(b, n - 8)
-    } else if n >= 4 {
-        half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4)
-    } else {
-        a.iter().zip(b).all(|(p, q)| p == q)
-    }
-}
-
-/// Byte order (as `[u8]::cmp`) a word at a time: on wasm32 slice comparison is the
-/// compiler's byte-by-byte memcmp, and the rollup sorts thousands of parent ids by it.
-pub fn cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    let n = a.len().min(b.len());
-    let word = |s: &[u8], at: usize| u64::from_be_bytes(s[at..at + 8].try_into().unwrap());
-    let mut i = 0;
-    while i + 8 <= n {
-        let (x, y) = (word(a, i), word(b, i));
-        if x != y {
-            return x.cmp(&y);
-        }
-        i += 8;
-    }
-    for k in i..n {
-        if a[k] != b[k] {
-            return a[k].cmp(&b[k]);
-        }
-    }
-    a.len().cmp(&b.len())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,40 +208,5 @@ mod tests {
         }
         assert_eq!(t.len(), first.len());
         assert_eq!(t.find("turn-1"), None);
-    }
-
-    #[test]
-    fn eq_is_slice_equality() {
-        // Every length to 24, differing at every position (and equal).
-        for n in 0..=24 {
-            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i).collect();
-            assert!(eq(&a, &a.clone()));
-            for at in 0..n {
-                let mut b = a.clone();
-                b[at] ^= 0x20;
-                assert!(!eq(&a, &b), "len {n}, byte {at}");
-            }
-            assert!(!eq(&a, &[a.as_slice(), b"x"].concat()));
-        }
-    }
-
-    #[test]
-    fn cmp_is_slice_order() {
-        // Every pair of lengths to 20, differing (up or down) at every position, and prefixes.
-        for n in 0..=20usize {
-            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i).collect();
-            for m in 0..=20usize {
-                let b: Vec<u8> = (0..m as u8).map(|i| b'a' + i).collect();
-                assert_eq!(cmp(&a, &b), a.cmp(&b), "{n} {m}");
-            }
-            for at in 0..n {
-                for delta in [1u8, 0x80] {
-                    let mut b = a.clone();
-                    b[at] = b[at].wrapping_add(delta);
-                    assert_eq!(cmp(&a, &b), a.cmp(&b), "len {n}, byte {at}");
-                    assert_eq!(cmp(&b, &a), b.cmp(&a), "len {n}, byte {at}");
-                }
-            }
-        }
     }
 }

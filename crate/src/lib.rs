@@ -10,6 +10,7 @@
 //! that exposes it to JavaScript. Every front end (the CLI, the static page, Node, Deno and
 //! edge workers) calls the same functions.
 
+mod bytes;
 pub mod check;
 pub mod error;
 pub mod formats;

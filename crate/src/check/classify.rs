@@ -80,7 +80,7 @@ const LENGTH_FIELDS: [&str; 3] = ["observed_bytes", "injected_bytes", "injected_
 pub fn classify(rec: &SpanView<'_>) -> Verdict {
     let mut warnings = Vec::new();
     let reason = rec.clip_reason_text();
-    let undeclared = crate::intern::eq(reason.as_bytes(), b"none");
+    let undeclared = crate::bytes::eq(reason.as_bytes(), b"none");
     if ClipReason::parse(reason).is_none() {
         warnings.push(format!(
             "unknown clip_reason {reason:?} (expected one of: {})",
@@ -118,7 +118,7 @@ pub fn classify(rec: &SpanView<'_>) -> Verdict {
         } else {
             Verdict {
                 status: Status::Clipped,
-                detail: vec![reason.to_string(), ratio],
+                detail: vec![crate::bytes::to_string(reason), ratio],
                 warnings,
             }
         };
@@ -129,7 +129,7 @@ pub fn classify(rec: &SpanView<'_>) -> Verdict {
         rec.sha256_injected.as_deref(),
     ) {
         (Some(o), Some(i)) => {
-            !o.is_empty() && !i.is_empty() && !crate::intern::eq(o.as_bytes(), i.as_bytes())
+            !o.is_empty() && !i.is_empty() && !crate::bytes::eq(o.as_bytes(), i.as_bytes())
         }
         _ => false,
     };
@@ -209,8 +209,16 @@ mod tests {
 
     #[test]
     fn ratio_detail_rounds_as_format_does() {
-        let mut ratios = vec![0.0, 1.0, 0.005, 0.015, 0.125, 0.375, 0.625, 0.875, 0.995, 0.994999];
-        ratios.extend([f64::MIN_POSITIVE, 5e-324, 1e-300, 0.0049999999999999, 0.0050000000000001]);
+        let mut ratios = vec![
+            0.0, 1.0, 0.005, 0.015, 0.125, 0.375, 0.625, 0.875, 0.995, 0.994999,
+        ];
+        ratios.extend([
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e-300,
+            0.0049999999999999,
+            0.0050000000000001,
+        ]);
         // Every ratio the seed's formula gives for lengths to 400, and large lengths.
         for obs in 1..=400u64 {
             for inj in 0..=obs {
@@ -225,7 +233,11 @@ mod tests {
         // Exactly halfway between hundredths, and one ulp either side.
         for k in 0..100 {
             let half = (2 * k + 1) as f64 / 200.0;
-            ratios.extend([half, f64::from_bits(half.to_bits() - 1), f64::from_bits(half.to_bits() + 1)]);
+            ratios.extend([
+                half,
+                f64::from_bits(half.to_bits() - 1),
+                f64::from_bits(half.to_bits() + 1),
+            ]);
         }
         for r in ratios {
             assert_eq!(ratio_detail(r), format!("ratio={r:.2}"), "{r:e}");

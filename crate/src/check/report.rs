@@ -408,7 +408,9 @@ impl ReportBuilder {
                 let id = owned(rec.span_id.take());
                 return self.skipped(line, id, "name is empty".into());
             }
-            None => return self.skipped(line, owned(rec.span_id.take()), "record has no name".into()),
+            None => {
+                return self.skipped(line, owned(rec.span_id.take()), "record has no name".into())
+            }
         };
         self.counts.lines += 1;
         let mut verdict = classify(rec);
@@ -472,7 +474,7 @@ impl ReportBuilder {
         if keep {
             // Straight from the view: the row has no `status` text, and `name` is the
             // checked one; owning the whole record first copied both only to drop them.
-            let name = name.to_string();
+            let name = crate::bytes::to_string(name);
             self.rows[usize::from(verdict.status.priority())].push(Row {
                 line,
                 span_id: owned(rec.span_id.take()),
@@ -506,7 +508,7 @@ impl ReportBuilder {
         line: u64,
         name: NodeName,
     ) {
-        self.ids.push_str(id);
+        crate::bytes::push_str(&mut self.ids, id);
         self.nodes.push(Node {
             id_end: self.ids.len(),
             parent,
@@ -634,7 +636,7 @@ impl ReportBuilder {
         crate::sort::sort_by(&mut list, |a, b| {
             (a.line.is_none(), a.line)
                 .cmp(&(b.line.is_none(), b.line))
-                .then_with(|| crate::intern::cmp(a.span_id.as_bytes(), b.span_id.as_bytes()))
+                .then_with(|| crate::bytes::cmp(a.span_id.as_bytes(), b.span_id.as_bytes()))
         });
         list
     }
@@ -658,7 +660,10 @@ impl ReportBuilder {
 }
 
 fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
-    v.map(std::borrow::Cow::into_owned)
+    v.map(|text| match text {
+        std::borrow::Cow::Borrowed(text) => crate::bytes::to_string(text),
+        std::borrow::Cow::Owned(text) => text,
+    })
 }
 
 /// The median of the values (mean of the middle two for an even count), by selection

@@ -64,7 +64,7 @@ impl ClipReason {
         let reason = ClipReason::ALL
             .into_iter()
             .find(|r| r.as_str().len() == text.len())?;
-        crate::intern::eq(reason.as_str().as_bytes(), text.as_bytes()).then_some(reason)
+        crate::bytes::eq(reason.as_str().as_bytes(), text.as_bytes()).then_some(reason)
     }
 }
 

@@ -134,7 +134,7 @@ fn field_index(key: &[u8]) -> Option<usize> {
         (26, b'm') => 12,
         _ => return None,
     };
-    crate::intern::eq(FIELDS[index].as_bytes(), key).then_some(index)
+    crate::bytes::eq(FIELDS[index].as_bytes(), key).then_some(index)
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
@@ -269,7 +269,7 @@ impl<'a> Scanner<'a> {
     fn starts_with(&self, want: &[u8]) -> bool {
         self.b
             .get(self.i..self.i + want.len())
-            .is_some_and(|have| crate::intern::eq(have, want))
+            .is_some_and(|have| crate::bytes::eq(have, want))
     }
 
     /// A key with its quotes and colon: the index of the known field, or [`UNKNOWN`].
@@ -588,10 +588,10 @@ pub(super) fn unescape(raw: &str) -> String {
     loop {
         let start = s.i;
         let Some(at) = s.to_special::<false>() else {
-            out.push_str(&raw[start..]);
+            crate::bytes::push_str(&mut out, &raw[start..]);
             return out;
         };
-        out.push_str(&raw[start..at]);
+        crate::bytes::push_str(&mut out, &raw[start..at]);
         // Checked text has no bare quote or control byte, and its escapes decode; should it
         // not, the raw text is better than nothing.
         let escaped = if b[at] == b'\\' {

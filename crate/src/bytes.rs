@@ -1,0 +1,175 @@
+//! Byte work a word at a time, for the short texts the checker handles millions of times.
+//!
+//! On wasm32, slice `==` and `cmp` are compiler-builtins' byte-by-byte `memcmp`, and a
+//! copy of unknown length is `memory.copy`, which V8 runs as a call into C's `memmove`:
+//! for a ten-byte id the call is the whole cost. These read and write whole words instead,
+//! the last one where the text ends (overlapping the one before), so there is no byte loop
+//! and no call for the names, ids and keys of a span.
+
+/// Byte equality a word at a time. The last word is read where the text ends, overlapping
+/// the one before, and a text under eight bytes is read as two overlapping halves: no byte
+/// loop for the short names and keys this compares millions of times.
+#[inline(always)]
+pub fn eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap());
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if word(a, i) != word(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        word(a, n - 8) == word(b, n - 8)
+    } else if n >= 4 {
+        half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4)
+    } else {
+        a.iter().zip(b).all(|(p, q)| p == q)
+    }
+}
+
+/// Byte order (as `[u8]::cmp`) a word at a time: on wasm32 slice comparison is the
+/// compiler's byte-by-byte memcmp, and the rollup sorts thousands of parent ids by it.
+pub fn cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let n = a.len().min(b.len());
+    let word = |s: &[u8], at: usize| u64::from_be_bytes(s[at..at + 8].try_into().unwrap());
+    let mut i = 0;
+    while i + 8 <= n {
+        let (x, y) = (word(a, i), word(b, i));
+        if x != y {
+            return x.cmp(&y);
+        }
+        i += 8;
+    }
+    for k in i..n {
+        if a[k] != b[k] {
+            return a[k].cmp(&b[k]);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// `text` as an owned `String` (see [`push_str`]).
+#[inline(always)]
+pub fn to_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_str(&mut out, text);
+    out
+}
+
+/// Appends `text` to `out`; up to 32 bytes are copied as at most four overlapping words,
+/// longer texts by `String::push_str`.
+#[inline(always)]
+pub fn push_str(out: &mut String, text: &str) {
+    let n = text.len();
+    if n > 32 {
+        return out.push_str(text);
+    }
+    out.reserve(n);
+    // SAFETY: `reserve` made room for `n` more bytes after the `len` in use, and
+    // `copy_short` writes exactly the bytes `len..len + n`, copied from a `str`, so the
+    // string stays valid UTF-8.
+    unsafe {
+        let bytes = out.as_mut_vec();
+        let len = bytes.len();
+        copy_short(text.as_ptr(), bytes.as_mut_ptr().add(len), n);
+        bytes.set_len(len + n);
+    }
+}
+
+/// Copies `n <= 32` bytes from `src` to `dst` (which do not overlap): every byte is
+/// covered by a load from the start and one from the end, all loads before any store.
+///
+/// SAFETY: `src` must be readable and `dst` writable for `n` bytes.
+#[inline(always)]
+unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
+    use std::ptr::{read_unaligned as load, write_unaligned as store};
+    if n >= 16 {
+        let a = load(src as *const u64);
+        let b = load(src.add(8) as *const u64);
+        let c = load(src.add(n - 16) as *const u64);
+        let d = load(src.add(n - 8) as *const u64);
+        store(dst as *mut u64, a);
+        store(dst.add(8) as *mut u64, b);
+        store(dst.add(n - 16) as *mut u64, c);
+        store(dst.add(n - 8) as *mut u64, d);
+    } else if n >= 8 {
+        let a = load(src as *const u64);
+        let b = load(src.add(n - 8) as *const u64);
+        store(dst as *mut u64, a);
+        store(dst.add(n - 8) as *mut u64, b);
+    } else if n >= 4 {
+        let a = load(src as *const u32);
+        let b = load(src.add(n - 4) as *const u32);
+        store(dst as *mut u32, a);
+        store(dst.add(n - 4) as *mut u32, b);
+    } else if n > 0 {
+        let (a, b, c) = (*src, *src.add(n / 2), *src.add(n - 1));
+        *dst = a;
+        *dst.add(n / 2) = b;
+        *dst.add(n - 1) = c;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eq_is_slice_equality() {
+        // Every length to 24, differing at every position (and equal).
+        for n in 0..=24 {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i).collect();
+            assert!(eq(&a, &a.clone()));
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!eq(&a, &b), "len {n}, byte {at}");
+            }
+            assert!(!eq(&a, &[a.as_slice(), b"x"].concat()));
+        }
+    }
+
+    #[test]
+    fn cmp_is_slice_order() {
+        // Every pair of lengths to 20, differing (up or down) at every position, and prefixes.
+        for n in 0..=20usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i).collect();
+            for m in 0..=20usize {
+                let b: Vec<u8> = (0..m as u8).map(|i| b'a' + i).collect();
+                assert_eq!(cmp(&a, &b), a.cmp(&b), "{n} {m}");
+            }
+            for at in 0..n {
+                for delta in [1u8, 0x80] {
+                    let mut b = a.clone();
+                    b[at] = b[at].wrapping_add(delta);
+                    assert_eq!(cmp(&a, &b), a.cmp(&b), "len {n}, byte {at}");
+                    assert_eq!(cmp(&b, &a), b.cmp(&a), "len {n}, byte {at}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn push_str_appends_every_length() {
+        let source: String = (0..40u8).map(|i| char::from(b'A' + i % 26)).collect();
+        for start in 0..3 {
+            for n in 0..=(source.len() - start) {
+                let text = &source[start..start + n];
+                for prefix in ["", "x", "twelve bytes"] {
+                    let mut out = prefix.to_string();
+                    push_str(&mut out, text);
+                    assert_eq!(out, format!("{prefix}{text}"));
+                }
+                assert_eq!(to_string(text), text);
+            }
+        }
+        // Multi-byte characters are copied whole.
+        assert_eq!(to_string("héllo wörld ✓"), "héllo wörld ✓");
+    }
+}
