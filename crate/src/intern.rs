@@ -151,11 +151,21 @@ fn hash(b: &[u8]) -> u32 {
     let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
     let half = |at: usize| u64::from(u32::from_le_bytes(b[at..at + 4].try_into().unwrap()));
     let mut h = add(0, n as u64);
-    if n >= 8 {
+    if n > 32 {
         let mut i = 0;
         while i + 8 < n {
             h = add(h, word(i));
             i += 8;
+        }
+        h = add(h, word(n - 8));
+    } else if n >= 8 {
+        // Unrolled up to four words, as `eq` compares them (no loop header to pay for).
+        h = add(h, word(0));
+        if n > 16 {
+            h = add(h, word(8));
+        }
+        if n > 24 {
+            h = add(h, word(16));
         }
         h = add(h, word(n - 8));
     } else if n >= 4 {
