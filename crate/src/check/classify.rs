@@ -172,7 +172,10 @@ pub fn clip_ratio(observed: u64, injected: u64) -> f64 {
 /// arithmetic instead of `core::fmt`'s float formatting, which cost as much as classifying
 /// the span: every clipped span has one.
 fn ratio_detail(ratio: f64) -> String {
-    let hundredths = if (0.0..=1.0).contains(&ratio) {
+    // A clip ratio is 1 - injected/observed with injected < observed: in (0, 1]. Anything
+    // else (never passed here) is clamped into range rather than formatted another way.
+    let ratio = if ratio.is_nan() { 0.0 } else { ratio.clamp(0.0, 1.0) };
+    let hundredths = {
         // ratio = m * 2^-shift exactly; hundredths = round(m * 100 / 2^shift).
         let bits = ratio.to_bits();
         let exponent = ((bits >> 52) & 0x7ff) as i32;
@@ -191,8 +194,6 @@ fn ratio_detail(ratio: f64) -> String {
             let half = 1 << (shift - 1);
             q + u64::from(rest > half || (rest == half && q % 2 == 1))
         }
-    } else {
-        return format!("ratio={ratio:.2}");
     };
     let mut out = String::with_capacity(10);
     out.push_str("ratio=");
