@@ -174,7 +174,11 @@ pub fn clip_ratio(observed: u64, injected: u64) -> f64 {
 fn ratio_detail(ratio: f64) -> String {
     // A clip ratio is 1 - injected/observed with injected < observed: in (0, 1]. Anything
     // else (never passed here) is clamped into range rather than formatted another way.
-    let ratio = if ratio.is_nan() { 0.0 } else { ratio.clamp(0.0, 1.0) };
+    let ratio = if ratio.is_nan() {
+        0.0
+    } else {
+        ratio.clamp(0.0, 1.0)
+    };
     let hundredths = {
         // ratio = m * 2^-shift exactly; hundredths = round(m * 100 / 2^shift).
         let bits = ratio.to_bits();

@@ -404,12 +404,12 @@ impl ReportBuilder {
     fn add(&mut self, line: u64, rec: &mut SpanView<'_>, provenance: Provenance) {
         let name = match rec.name.as_deref() {
             Some(n) if !n.is_empty() => n,
-            Some(_) => {
-                let id = owned(rec.span_id.take());
-                return self.skipped(line, id, "name is empty".into());
-            }
-            None => {
-                return self.skipped(line, owned(rec.span_id.take()), "record has no name".into())
+            other => {
+                let reason = match other {
+                    Some(_) => "name is empty",
+                    None => "record has no name",
+                };
+                return self.skipped(line, owned(rec.span_id.take()), reason.into());
             }
         };
         self.counts.lines += 1;
