@@ -59,6 +59,15 @@ pub fn cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
+/// `text` owned: a borrowed text copied as [`to_string`] copies it, an owned one kept.
+#[inline(always)]
+pub fn own(text: std::borrow::Cow<'_, str>) -> String {
+    match text {
+        std::borrow::Cow::Borrowed(text) => to_string(text),
+        std::borrow::Cow::Owned(text) => text,
+    }
+}
+
 /// `text` as an owned `String` (see [`push_str`]).
 #[inline(always)]
 pub fn to_string(text: &str) -> String {

@@ -95,8 +95,7 @@ impl Interner {
     }
 
     pub fn name(&self, i: u32) -> &str {
-        let e = &self.entries[i as usize];
-        &self.text[e.start as usize..(e.start + e.len) as usize]
+        &self.text[self.entries[i as usize].range()]
     }
 
     pub fn len(&self) -> usize {
@@ -112,7 +111,7 @@ impl Interner {
 
     #[inline(always)]
     fn bytes(&self, e: &Entry) -> &[u8] {
-        &self.text.as_bytes()[e.start as usize..(e.start + e.len) as usize]
+        &self.text.as_bytes()[e.range()]
     }
 
     /// Doubles the table (to at least four slots per name, so it is half full at most after
@@ -139,6 +138,14 @@ struct Entry {
     start: u32,
     len: u32,
     hash: u32,
+}
+
+impl Entry {
+    /// Where the name is in [`Interner::text`].
+    #[inline(always)]
+    fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
 }
 
 /// FxHash (the multiply-rotate hash rustc uses; not DoS-resistant, and a crafted file only

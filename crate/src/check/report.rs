@@ -660,10 +660,7 @@ impl ReportBuilder {
 }
 
 fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
-    v.map(|text| match text {
-        std::borrow::Cow::Borrowed(text) => crate::bytes::to_string(text),
-        std::borrow::Cow::Owned(text) => text,
-    })
+    v.map(crate::bytes::own)
 }
 
 /// The median of the values (mean of the middle two for an even count), by selection

@@ -147,7 +147,7 @@ impl<'a> LazyText<'a> {
 
     pub fn into_owned(self) -> String {
         match self {
-            LazyText::Text(text) => text.into_owned(),
+            LazyText::Text(text) => crate::bytes::own(text),
             LazyText::Escaped(raw) => scan::unescape(raw),
         }
     }
@@ -171,7 +171,7 @@ impl SpanView<'_> {
     }
 
     pub fn into_owned(self) -> SpanRecord {
-        let own = |v: Option<Cow<'_, str>>| v.map(Cow::into_owned);
+        let own = |v: Option<Cow<'_, str>>| v.map(crate::bytes::own);
         SpanRecord {
             span_id: own(self.span_id),
             parent_id: own(self.parent_id),

@@ -612,17 +612,22 @@ mod tests {
     use super::super::parse_view_strict;
     use super::*;
 
+    /// What `who` accepted from `line` is what the strict reader reads from it.
+    fn same_as_strict(who: &str, fast: &SpanView<'_>, line: &[u8]) {
+        match parse_view_strict(line) {
+            Ok(strict) => assert_eq!(*fast, strict, "{:?}", String::from_utf8_lossy(line)),
+            Err(e) => panic!(
+                "{who} accepted what the strict reader rejects ({}): {:?}",
+                e.message,
+                String::from_utf8_lossy(line)
+            ),
+        }
+    }
+
     /// The scanner either agrees with the strict reader or declines.
     fn agrees(line: &[u8]) {
         if let Some(fast) = scan(line) {
-            match parse_view_strict(line) {
-                Ok(strict) => assert_eq!(fast, strict, "{:?}", String::from_utf8_lossy(line)),
-                Err(e) => panic!(
-                    "scanner accepted what the strict reader rejects ({}): {:?}",
-                    e.message,
-                    String::from_utf8_lossy(line)
-                ),
-            }
+            same_as_strict("scanner", &fast, line);
         }
     }
 
@@ -635,15 +640,7 @@ mod tests {
         let mut fast = SpanView::default();
         if let Some(end) = scan_line(&input, order, &mut fast) {
             assert_eq!(end, nl, "{:?}", String::from_utf8_lossy(line));
-            let line = crate::lines::strip_cr(&input[..nl]);
-            match parse_view_strict(line) {
-                Ok(strict) => assert_eq!(fast, strict, "{:?}", String::from_utf8_lossy(line)),
-                Err(e) => panic!(
-                    "scan_line accepted what the strict reader rejects ({}): {:?}",
-                    e.message,
-                    String::from_utf8_lossy(line)
-                ),
-            }
+            same_as_strict("scan_line", &fast, crate::lines::strip_cr(&input[..nl]));
         }
     }
 
