@@ -326,7 +326,7 @@ function benchPack() {
 
 // ---------------------------------------------------------------- trace formats
 function benchFormats() {
-  const dir = `${repo}/crate/tests/fixtures/formats`;
+  const dir = `${repo}/crate/core/tests/fixtures/formats`;
   if (!existsSync(dir)) return;
   const rows = [];
   for (const name of ['otlp-collector-events.jsonl', 'langfuse.jsonl', 'openai-agents.jsonl']) {

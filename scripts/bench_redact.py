@@ -3,7 +3,7 @@
 
     scripts/bench_redact.py [--json]      (pip install detect-secrets for the comparison)
 
-The corpus is crate/tests/fixtures/redact/{positives,negatives}.jsonl (fake secrets in the
+The corpus is crate/core/tests/fixtures/redact/{positives,negatives}.jsonl (fake secrets in the
 shape of real ones, and hard look-alikes: git SHAs, UUIDs, digests, integrity strings,
 base64 images ...). For each tool it reports recall (positives flagged), precision (flagged
 samples that are positives), false positives on the negatives, and time per sample.
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "crate/tests/fixtures/redact"
+CORPUS = ROOT / "crate/core/tests/fixtures/redact"
 
 
 def load(name):

@@ -3,7 +3,7 @@
 import * as toolslice from 'toolslice';
 
 const fixture = (name: string): Uint8Array =>
-  Deno.readFileSync(new URL(`../../crate/tests/fixtures/formats/${name}`, import.meta.url));
+  Deno.readFileSync(new URL(`../../crate/core/tests/fixtures/formats/${name}`, import.meta.url));
 
 function assertEquals(actual: unknown, expected: unknown, message?: string): void {
   const a = JSON.stringify(actual);

@@ -8,7 +8,7 @@ import * as full from 'toolslice';
 import * as check from 'toolslice/check';
 
 const fixtures = new URL('../fixtures/', import.meta.url);
-const formats = new URL('../../crate/tests/fixtures/formats/', import.meta.url);
+const formats = new URL('../../crate/core/tests/fixtures/formats/', import.meta.url);
 const read = (name, dir = fixtures) => readFileSync(new URL(name, dir));
 
 test('toolslice/check resolves to its own node entry and module', () => {

@@ -1,5 +1,5 @@
 // The trace formats through the built package and its CLI: the hand-written fixtures of
-// crate/tests/fixtures/formats (OTLP GenAI and OpenInference, the Collector file layout,
+// crate/core/tests/fixtures/formats (OTLP GenAI and OpenInference, the Collector file layout,
 // Langfuse JSON and JSONL, OpenAI Agents SDK JSONL) give the verdicts of their seed-000
 // equivalents; streaming and conversion agree.
 import test from 'node:test';
@@ -9,7 +9,7 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as toolslice from 'toolslice';
 
-const dir = new URL('../../crate/tests/fixtures/formats/', import.meta.url);
+const dir = new URL('../../crate/core/tests/fixtures/formats/', import.meta.url);
 const path = (name) => fileURLToPath(new URL(name, dir));
 const fixture = (name) => readFileSync(path(name));
 const bin = fileURLToPath(new URL('../node_modules/.bin/toolslice', import.meta.url));

@@ -15,7 +15,7 @@ test('dropping a trace fetches the check-only wasm module, not the full one', as
   // `requests` is the server's log from the first request on: the worker's fetches included.
   const { page, requests, errors } = await openPage(t);
   const spans = `${FIXTURES}clipped.jsonl`;
-  const trace = new URL('../../crate/tests/fixtures/formats/langfuse.jsonl', import.meta.url).pathname;
+  const trace = new URL('../../crate/core/tests/fixtures/formats/langfuse.jsonl', import.meta.url).pathname;
   await dropFiles(page, [
     { name: 'clipped.jsonl', text: readFileSync(spans, 'utf8') },
     { name: 'langfuse.jsonl', text: readFileSync(trace, 'utf8') },

@@ -186,7 +186,7 @@ test('exports: JSON and JSONL equal the CLI output, CSV holds every row', async 
 
 test('a trace-format row says how it was paired, why, and that its tokens are an estimate', async (t) => {
   const ctx = await openPage(t);
-  const path = new URL('../../crate/tests/fixtures/formats/langfuse.jsonl', import.meta.url);
+  const path = new URL('../../crate/core/tests/fixtures/formats/langfuse.jsonl', import.meta.url);
   await dropFiles(ctx.page, [{ name: 'langfuse.jsonl', text: readFileSync(path, 'utf8') }]);
   const section = reportFor(ctx.page, 'langfuse.jsonl');
   await section.waitFor();

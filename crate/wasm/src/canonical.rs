@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{bytes_of, error_with_code, into_error, to_js};
-use crate::canonical::{canonicalize_into, Form};
+use toolslice::canonical::{canonicalize_into, Form};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CANONICAL: &'static str = r#"

@@ -6,7 +6,7 @@ use js_sys::{Reflect, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
-use toolslice::wasm::check::{check_spans, Checker, JsCheckOptions, JsInput};
+use toolslice_wasm::check::{check_spans, Checker, JsCheckOptions, JsInput};
 
 const RUN: &str = concat!(
     r#"{"span_id":"tool-14","parent_id":"turn-3","name":"read_file","status":"ok","observed_bytes":96412,"injected_bytes":12040,"injected_tokens":8192,"clip_reason":"none","injected_preview":"caf\u00e9 ☕"}"#,

@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 
 use super::check::{format_option, JsInput};
 use super::{bytes_of, options_of, to_js};
-use crate::formats::convert_to_spans as core_convert;
+use toolslice::formats::convert_to_spans as core_convert;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_FORMATS: &'static str = r#"

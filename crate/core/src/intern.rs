@@ -32,8 +32,8 @@ impl Interner {
     /// profile); adding a name is the rare case and stays out of line. The check-only wasm
     /// module (built without `full`, for size) leaves the choice to the compiler: inlined,
     /// the lookups cost it 3.7 KB gzipped.
-    #[cfg_attr(feature = "full", inline(always))]
-    #[cfg_attr(not(feature = "full"), inline)]
+    #[cfg_attr(feature = "speed", inline(always))]
+    #[cfg_attr(not(feature = "speed"), inline)]
     pub fn intern(&mut self, key: &str) -> u32 {
         let i = self.find(key).unwrap_or_else(|| self.add(key));
         self.last = i;
@@ -59,8 +59,8 @@ impl Interner {
     }
 
     /// The index of `key`, when present.
-    #[cfg_attr(feature = "full", inline(always))]
-    #[cfg_attr(not(feature = "full"), inline)]
+    #[cfg_attr(feature = "speed", inline(always))]
+    #[cfg_attr(not(feature = "speed"), inline)]
     pub fn find(&self, key: &str) -> Option<u32> {
         let key = key.as_bytes();
         if let Some(last) = self.entries.get(self.last as usize) {

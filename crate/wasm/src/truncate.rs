@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use super::canonical::json_text_of;
 use super::check::JsInput;
 use super::{bytes_of, error_with_code, from_js, into_error, string_of, to_js};
-use crate::truncate::{
+use toolslice::truncate::{
     self, AuditRecord, Budget, Fetch, FileOptions, JsonOptions, Options, Pattern, TerminalOptions,
     TokenCounter, ToolKind,
 };

@@ -6,11 +6,12 @@ use js_sys::{Reflect, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
-use toolslice::wasm::check::{check_spans, Checker, JsCheckOptions, JsInput};
-use toolslice::wasm::formats::{convert_to_spans, JsConvertOptions};
+use toolslice_wasm::check::{check_spans, Checker, JsCheckOptions, JsInput};
+use toolslice_wasm::formats::{convert_to_spans, JsConvertOptions};
 
-const LANGFUSE: &str = include_str!("fixtures/formats/langfuse.json");
-const COLLECTOR: &str = include_str!("fixtures/formats/otlp-collector-events.jsonl");
+const LANGFUSE: &str = include_str!("../../core/tests/fixtures/formats/langfuse.json");
+const COLLECTOR: &str =
+    include_str!("../../core/tests/fixtures/formats/otlp-collector-events.jsonl");
 
 fn input(value: impl Into<JsValue>) -> JsInput {
     value.into().unchecked_into()

@@ -9,8 +9,10 @@ use wasm_bindgen::JsCast;
 
 use super::canonical::{form_of, json_of, json_text_of};
 use super::{bytes_of, error_with_code, from_js, into_error, options_of, to_js};
-use crate::canonical::Form;
-use crate::gate::{self, body_action, BodyAction, BodyStore, ManifestEntry, StoreError, ToolSpan};
+use toolslice::canonical::Form;
+use toolslice::gate::{
+    self, body_action, BodyAction, BodyStore, ManifestEntry, StoreError, ToolSpan,
+};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_GATE: &'static str = r#"

@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 
 use super::check::JsInput;
 use super::{error_with_code, into_error};
-use crate::hash::{self, Digest, DIGEST_LEN};
+use toolslice::hash::{self, Digest, DIGEST_LEN};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_HASH: &'static str = r#"

@@ -1,5 +1,5 @@
-//! The JavaScript binding: the only module that knows about wasm-bindgen, js-sys and
-//! serde-wasm-bindgen. It converts types and errors and nothing else; every decision lives
+//! The JavaScript binding of the `toolslice` core: the only crate that knows about
+//! wasm-bindgen, js-sys and serde-wasm-bindgen. It converts types and errors and nothing else; every decision lives
 //! in the pure core so the CLI, the page, Node, Deno and workerd all run the same code.
 //!
 //! Conventions for every submodule:
@@ -10,12 +10,21 @@
 //!   is written in a `typescript_custom_section` next to it. No bare `any` reaches users.
 //! - Errors are thrown as `Error` objects with a stable `code` property (see [`into_error`]).
 
+// The binding exists only in wasm; a native workspace build compiles an empty crate.
+#![cfg(target_arch = "wasm32")]
 // With neither API feature (a build nobody ships) the shared helpers below go unused.
 #![cfg_attr(not(feature = "check"), allow(dead_code, unused_imports))]
 
 use wasm_bindgen::prelude::*;
 
-use crate::error::Coded;
+/// Talc instead of Rust's default wasm allocator (dlmalloc): the checker keeps a row of a
+/// dozen strings for every flagged span, and dlmalloc's malloc/free were a tenth of its
+/// profile in wasm. The allocator is the binary's choice, so it lives here, not in the core.
+#[cfg(not(target_feature = "atomics"))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
+use toolslice::error::Coded;
 
 // `check` is the small module's API (see the features in Cargo.toml); `full` adds the rest.
 #[cfg(feature = "full")]

@@ -48,7 +48,7 @@ pub fn cases(default: usize) -> usize {
 /// else `<repo>/../shared/reference`, else `/work/shared/reference`. Differential tests skip
 /// (saying so on stderr) when this is `None` or python3 is missing.
 pub fn reference_dir() -> Option<PathBuf> {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let candidates = [
         std::env::var_os("TOOLSLICE_REFERENCE").map(PathBuf::from),
         Some(repo.join("../shared/reference")),

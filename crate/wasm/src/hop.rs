@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use super::check::JsInput;
 use super::{bytes_of, error_with_code, from_js, options_of, to_js};
-use crate::hop::{self, HopRow, RedactionReceipt};
+use toolslice::hop::{self, HopRow, RedactionReceipt};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_HOP: &'static str = r#"

@@ -6,11 +6,11 @@ use js_sys::{Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
-use toolslice::wasm::check::JsInput;
-use toolslice::wasm::pack::{
+use toolslice_wasm::check::JsInput;
+use toolslice_wasm::pack::{
     get_more, pack, JsPackInput, JsPackOptions, JsRedactPolicy, StreamPacker,
 };
-use toolslice::wasm::redact::redact;
+use toolslice_wasm::redact::redact;
 
 const GH: &str = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
 

@@ -5,8 +5,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{error_with_code, into_error, options_of, to_js};
-use crate::check::{compare_span_runs, render, CheckOptions, Checker as CoreChecker, Report};
-use crate::formats::FormatOption;
+use toolslice::check::{compare_span_runs, render, CheckOptions, Checker as CoreChecker, Report};
+use toolslice::formats::FormatOption;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CHECK: &'static str = r#"

@@ -3,14 +3,16 @@
 //! counter, errors as `Error` objects with a stable `code`.
 #![cfg(target_arch = "wasm32")]
 
+// The truncation fixtures are shared with the core's native tests.
+#[path = "../../core/tests/fixtures/mod.rs"]
 mod fixtures;
 
 use js_sys::{Array, Function, JsString, Reflect, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
-use toolslice::wasm::check::JsInput;
-use toolslice::wasm::truncate::{
+use toolslice_wasm::check::JsInput;
+use toolslice_wasm::truncate::{
     audit_summary_js, estimate_tokens_js, is_error_line_js, truncate_js, JsAuditRecords,
     JsTokenCounter, JsTruncateOptions,
 };

@@ -7,18 +7,16 @@ use js_sys::{Array, Map, Object, Reflect, Set, Uint32Array, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
-use toolslice::wasm::canonical::{
-    canonicalize_js, canonicalize_value_js, canonicalize_with_report,
-};
-use toolslice::wasm::gate::{
+use toolslice_wasm::canonical::{canonicalize_js, canonicalize_value_js, canonicalize_with_report};
+use toolslice_wasm::gate::{
     body_action_js, diff_manifests_js, export_ready_js, manifest, read_back_js, tool_span_js,
     write_bodies_js,
 };
-use toolslice::wasm::hash::{
+use toolslice_wasm::hash::{
     sha256_batch_js, sha256_hex_batch_js, sha256_hex_js, sha256_js, sha256_many_js,
     sha256_short_js, Sha256Js,
 };
-use toolslice::wasm::hop::{classify_hop_js, compare_runs_js, recompute_hop, HopStream};
+use toolslice_wasm::hop::{classify_hop_js, compare_runs_js, recompute_hop, HopStream};
 
 fn js<T: JsCast>(value: impl Into<JsValue>) -> T {
     value.into().unchecked_into()

@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use super::check::JsInput;
 use super::{bytes_of, error_with_code, into_error, options_of, to_js};
-use crate::runs;
+use toolslice::runs;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_RUNS: &'static str = r#"

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use super::canonical::json_text_of;
 use super::pack::{JsJsonValue, JsPolicy, JsRedactPolicy, JsRedacted, JsRedactedJson};
 use super::{error_with_code, from_js, into_error, to_js};
-use crate::redact::{Policy, Redactor};
+use toolslice::redact::{Policy, Redactor};
 
 fn policy(value: Option<JsRedactPolicy>) -> Result<Redactor, JsValue> {
     let policy: Policy = match value {

@@ -3,7 +3,7 @@
 //! per sample: whether anything was flagged, the rules, whether every listed secret is
 //! gone, and the time taken. scripts/bench_redact.py compares this with detect-secrets.
 //!
-//!   cargo run --release --example redact_corpus -- crate/tests/fixtures/redact/positives.jsonl ...
+//!   cargo run --release --example redact_corpus -- crate/core/tests/fixtures/redact/positives.jsonl ...
 use std::time::Instant;
 
 use serde_json::{json, Value};

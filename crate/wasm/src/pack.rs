@@ -17,11 +17,11 @@ use wasm_bindgen::JsCast;
 use super::canonical::json_text_of;
 use super::check::JsInput;
 use super::{bytes_of, error_with_code, from_js, into_error, to_js};
-use crate::pack::{
+use toolslice::pack::{
     self, Body, Kind, PackOptions, Packed, Packer, ShapeOptions, ToolResult, ToolSpec,
 };
-use crate::redact::Policy;
-use crate::truncate::{TokenCounter, Unit};
+use toolslice::redact::Policy;
+use toolslice::truncate::{TokenCounter, Unit};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_PACK: &'static str = r#"

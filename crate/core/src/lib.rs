@@ -6,9 +6,10 @@
 //! needed. toolslice proves what the model actually saw of each tool result (**check**), and
 //! packs tool results so that what it sees is the evidence it needs (**pack**).
 //!
-//! The crate is a pure Rust core; `wasm` (compiled for `wasm32` only) is the one thin module
-//! that exposes it to JavaScript. Every front end (the CLI, the static page, Node, Deno and
-//! edge workers) calls the same functions.
+//! This crate is the pure Rust core: plain Rust, no wasm-bindgen, js-sys or allocator, usable
+//! and testable from Rust on its own. The package `toolslice-wasm` (`crate/wasm`) is the thin
+//! binding that exposes it to JavaScript; every front end (the CLI, the static page, Node,
+//! Deno and edge workers) calls the same functions through it.
 
 mod bytes;
 pub mod check;
@@ -27,13 +28,3 @@ pub mod canonical;
 pub mod gate;
 pub mod hash;
 pub mod hop;
-
-#[cfg(target_arch = "wasm32")]
-pub mod wasm;
-
-/// Talc instead of Rust's default wasm allocator (dlmalloc): the checker keeps a row of a
-/// dozen strings for every flagged span, and dlmalloc's malloc/free were a tenth of its
-/// profile in wasm.
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

@@ -342,7 +342,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string after its opening quote: borrowed when it has no escapes, else decoded.
-    #[cfg_attr(feature = "full", inline(always))]
+    #[cfg_attr(feature = "speed", inline(always))]
     fn string(&mut self) -> Option<Cow<'a, str>> {
         Some(match self.lazy()? {
             LazyText::Text(text) => text,
@@ -456,7 +456,7 @@ impl<'a> Scanner<'a> {
     /// The value of known field `index` into `view`. Inlined into the object loop (2 KB
     /// gzipped, as the loop has two instances; the check-only module, built for size, lets
     /// the compiler choose).
-    #[cfg_attr(feature = "full", inline(always))]
+    #[cfg_attr(feature = "speed", inline(always))]
     fn field(&mut self, index: usize, view: &mut SpanView<'a>) -> Option<()> {
         let c = *self.b.get(self.i)?;
         if c == b'n' {
