@@ -24,8 +24,11 @@ mod stream;
 
 pub use classify::{classify, clip_ratio, Status, Verdict};
 pub use compare::{compare_span_runs, InjectedChange, SliceSide, SpanRunDiff};
+// The shared row types live in `record` (readers produce them without the report builder);
+// re-exported here because a report is where users meet them.
+pub use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
 pub use report::{
-    BuilderStats, CheckOptions, ClipHistogram, Counts, Invalid, Join, Provenance, ReadAs, Report,
-    ReportBuilder, Rollup, Row, Skipped, ToolStats, MAX_LISTED,
+    BuilderStats, CheckOptions, ClipHistogram, Counts, Report, ReportBuilder, Rollup, Row,
+    ToolStats, MAX_LISTED,
 };
 pub use stream::{check_bytes, Checker};

@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use super::report::Report;
-use crate::formats::Layout;
+use crate::record::Layout;
 
 /// The seed's table: a header, one row per span in priority order, a blank line, then
 /// `# silent_clip=N incomplete=N total=N`.

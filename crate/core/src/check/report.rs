@@ -10,8 +10,10 @@ use crate::intern::Interner;
 use serde::{Deserialize, Serialize};
 
 use super::classify::{classify, clip_ratio, Status};
-use crate::formats::{FormatOption, Layout};
-use crate::span::{InvalidKind, LazyText, SpanView};
+use crate::formats::FormatOption;
+use crate::record::Sink;
+use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
+use crate::span::{InvalidKind, LazyText, SpanRecord, SpanView};
 
 /// At most this many invalid and skipped entries are listed (the counts cover all): a
 /// non-trace file of millions of lines must not exhaust memory describing itself.
@@ -52,59 +54,6 @@ pub struct Row {
     /// trace formats record tokens per model call, never per tool message.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub injected_tokens_estimated: bool,
-}
-
-/// How a tool result was matched with the input of a later model call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Join {
-    /// The tool span's call id equals the id on a tool message of a later model call.
-    ToolCallId,
-    /// No usable ids: the k-th tool call before a model call was paired with the k-th tool
-    /// message after that call's last assistant message (same tool name when both say one).
-    Order,
-    /// Nothing to pair with: see the row's notes for why.
-    Unmatched,
-}
-
-impl Join {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Join::ToolCallId => "tool_call_id",
-            Join::Order => "order",
-            Join::Unmatched => "unmatched",
-        }
-    }
-}
-
-/// What a trace-format reader knows about a record beyond the seed's fields; stored on the
-/// row as is. The default (all empty) is what a seed-000 span line gets.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Provenance {
-    pub join: Option<Join>,
-    pub notes: Vec<String>,
-    /// Warnings of the reader (a length equal to an SDK attribute limit ...), added to the
-    /// classifier's.
-    pub warnings: Vec<String>,
-    pub injected_tokens_estimated: bool,
-}
-
-/// A line that could not be read as a span record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Invalid {
-    pub line: u64,
-    /// A stable code: `not_utf8`, `binary`, `not_json`, `not_an_object`, `bad_field`,
-    /// `unknown_format`.
-    pub kind: InvalidKind,
-    pub error: String,
-}
-
-/// A record that was read but is not a tool span (the seed drops these silently).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Skipped {
-    pub line: u64,
-    pub span_id: Option<String>,
-    pub reason: String,
 }
 
 /// How many lines went where, and how many rows had each status.
@@ -216,16 +165,6 @@ pub struct CheckOptions {
     pub flagged_only: bool,
     /// Which reader to use: `auto` (the default) detects it from the first non-blank line.
     pub format: FormatOption,
-}
-
-/// How a trace-format input was laid out and which conventions its spans followed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReadAs {
-    /// `lines` (one JSON value per line, read as it streams in) or `document` (one JSON
-    /// document, read whole).
-    pub layout: Layout,
-    /// The semantic conventions found on spans (`gen_ai`, `openinference`), in that order.
-    pub conventions: Vec<String>,
 }
 
 /// The checked run.
@@ -701,4 +640,40 @@ fn by_priority(buckets: [Vec<Row>; Status::ALL.len()]) -> Vec<Row> {
         }
     }
     out
+}
+
+impl Sink for ReportBuilder {
+    // Inlined, with `record` and `scan_line`, into the reader's loop: a span view is some
+    // two hundred bytes, and each call boundary copied it. By reference for the same reason:
+    // moved, it was copied once per span with `memory.copy`, which V8 runs as a call into C.
+    #[inline(always)]
+    fn span(&mut self, line: u64, record: &mut SpanView<'_>) {
+        self.record(line, record);
+    }
+    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
+        self.record_with(line, record.view(), provenance);
+    }
+    fn context(
+        &mut self,
+        line: u64,
+        span_id: Option<String>,
+        parent_id: Option<String>,
+        name: Option<String>,
+        reason: String,
+    ) {
+        self.context_span(line, span_id, parent_id, name, reason);
+    }
+    fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
+        ReportBuilder::skipped(self, line, span_id, reason);
+    }
+    fn invalid(&mut self, line: u64, kind: InvalidKind, error: String) {
+        ReportBuilder::invalid(self, line, kind, error);
+    }
+    fn blank(&mut self) {
+        ReportBuilder::blank(self);
+    }
+    fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
+        ReportBuilder::set_format(self, format);
+        ReportBuilder::set_read_as(self, read_as);
+    }
 }

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{FormatOption, Reader, Sink};
-use crate::check::{Invalid, Provenance, ReadAs, Skipped};
+use crate::record::{Invalid, Provenance, ReadAs, Skipped};
 use crate::span::{InvalidKind, SpanRecord, SpanView};
 
 /// Seed-000 span JSONL written from any supported format.

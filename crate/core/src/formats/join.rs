@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::content::Content;
 use super::model::{Captured, ModelCall, SpanRef, ToolCall};
-use crate::check::{Join, Provenance};
+use crate::record::{Join, Provenance};
 use crate::span::{ClipReason, SpanRecord};
 
 /// One tool call, ready for the report.

@@ -74,9 +74,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::check::{Provenance, ReadAs, ReportBuilder};
 use crate::error::Coded;
-use crate::span::{InvalidKind, SpanRecord, SpanView};
+pub use crate::record::Layout;
+use crate::record::Sink;
 use model::{ModelCall, SpanRef, Times, ToolCall};
 
 pub use convert::{convert_to_spans, Conversion};
@@ -182,82 +182,6 @@ impl fmt::Display for UnknownFormat {
 impl Coded for UnknownFormat {
     fn code(&self) -> &'static str {
         "unknown_format"
-    }
-}
-
-/// How a trace-format input is laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layout {
-    /// One JSON value per line, read as the lines stream in.
-    Lines,
-    /// One JSON document, read whole.
-    Document,
-}
-
-impl Layout {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layout::Lines => "lines",
-            Layout::Document => "document",
-        }
-    }
-}
-
-/// Where readers send what they read: the report builder (check) or the converter.
-pub(crate) trait Sink {
-    /// A seed-000 span record, as read from a span JSONL line.
-    fn span(&mut self, line: u64, record: &mut SpanView<'_>);
-    /// A tool call of a trace format, joined and measured.
-    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance);
-    /// A span that is not a tool call (kept for the parent rollup).
-    fn context(
-        &mut self,
-        line: u64,
-        span_id: Option<String>,
-        parent_id: Option<String>,
-        name: Option<String>,
-        reason: String,
-    );
-    fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String);
-    fn invalid(&mut self, line: u64, kind: InvalidKind, error: String);
-    fn blank(&mut self);
-    fn set_format(&mut self, format: &str, read_as: Option<ReadAs>);
-}
-
-impl Sink for ReportBuilder {
-    // Inlined, with `record` and `scan_line`, into the reader's loop: a span view is some
-    // two hundred bytes, and each call boundary copied it. By reference for the same reason:
-    // moved, it was copied once per span with `memory.copy`, which V8 runs as a call into C.
-    #[inline(always)]
-    fn span(&mut self, line: u64, record: &mut SpanView<'_>) {
-        self.record(line, record);
-    }
-    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
-        self.record_with(line, record.view(), provenance);
-    }
-    fn context(
-        &mut self,
-        line: u64,
-        span_id: Option<String>,
-        parent_id: Option<String>,
-        name: Option<String>,
-        reason: String,
-    ) {
-        self.context_span(line, span_id, parent_id, name, reason);
-    }
-    fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
-        ReportBuilder::skipped(self, line, span_id, reason);
-    }
-    fn invalid(&mut self, line: u64, kind: InvalidKind, error: String) {
-        ReportBuilder::invalid(self, line, kind, error);
-    }
-    fn blank(&mut self) {
-        ReportBuilder::blank(self);
-    }
-    fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
-        ReportBuilder::set_format(self, format);
-        ReportBuilder::set_read_as(self, read_as);
     }
 }
 

@@ -8,8 +8,8 @@ use super::detect::{self, FirstLine};
 use super::{
     describe, langfuse, openai_agents, otlp, Collector, Entries, Format, FormatOption, Layout, Sink,
 };
-use crate::check::ReadAs;
 use crate::lines::LineSplitter;
+use crate::record::ReadAs;
 use crate::span::{parse_view, InvalidKind, KeyOrder, SpanView};
 
 /// What was expected of an input no reader understood.
@@ -66,7 +66,7 @@ enum State {
     Document { buf: Vec<u8> },
 }
 
-/// The streaming reader behind [`crate::check::Checker`] and [`convert_to_spans`]: bytes in,
+/// The streaming reader behind `check::Checker` and [`convert_to_spans`]: bytes in,
 /// in chunks split anywhere; records, skips and invalid entries out to a [`Sink`].
 pub(crate) struct Reader {
     option: FormatOption,

@@ -28,3 +28,15 @@ pub use classify::{
 };
 pub use compare::{compare_runs, PolicyDrift, RowComparison, RowVerdict, RunComparison};
 pub use stream::{HopStream, DEFAULT_CANONICAL_LIMIT};
+
+impl From<crate::redact::Receipt> for RedactionReceipt {
+    /// The receipt as the three-boundary row stores it (seed 003), for policy-drift checks.
+    fn from(r: crate::redact::Receipt) -> Self {
+        RedactionReceipt {
+            field_path: r.field_path,
+            rule_id: r.rule_id,
+            original_len: r.original_len,
+            replacement: r.replacement,
+        }
+    }
+}

@@ -118,18 +118,6 @@ pub struct Receipt {
     pub offset: Option<u64>,
 }
 
-impl From<Receipt> for crate::hop::RedactionReceipt {
-    /// The receipt as the three-boundary row stores it (seed 003), for policy-drift checks.
-    fn from(r: Receipt) -> Self {
-        crate::hop::RedactionReceipt {
-            field_path: r.field_path,
-            rule_id: r.rule_id,
-            original_len: r.original_len,
-            replacement: r.replacement,
-        }
-    }
-}
-
 /// A redacted text and its receipts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Redacted {

@@ -191,7 +191,7 @@ impl SpanView<'_> {
 }
 
 impl SpanRecord {
-    /// A borrowed view of this record (no copies), for [`crate::check::classify`] and the
+    /// A borrowed view of this record (no copies), for `check::classify` and the
     /// report builder.
     pub fn view(&self) -> SpanView<'_> {
         fn b(v: &Option<String>) -> Option<Cow<'_, str>> {
