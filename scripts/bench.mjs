@@ -156,6 +156,140 @@ print(json.dumps({"median_s": times[len(times)//2], "items": n}))`;
 
 import { openSync } from 'node:fs';
 
+// ---------------------------------------------------------------- peers
+// What a user would pick instead of toolslice, measured in the same run: DuckDB doing the
+// span check as one query, orjson and json.loads as the floor of a Python OTLP reader, and
+// hash-wasm for SHA-256. Installed by scripts/bench (scripts/peers/); a peer that is not
+// installed is reported as skipped, never silently dropped.
+
+// Wall time and peak RSS of a whole process (GNU time), stdout to /dev/null.
+function timed(cmd, args, opts = {}) {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', cmd, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, ...opts });
+  const last = r.stderr.trim().split('\n').pop();
+  const [secs, kb] = last.split(' ').map(Number);
+  if (!Number.isFinite(secs) || !Number.isFinite(kb)) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr.slice(-400)}`);
+  return { s: secs, rssMB: kb / 1024 };
+}
+
+// Interleaves the commands round by round (a slow moment of the machine costs each alike),
+// and reports each one's median time and its largest peak RSS.
+function interleaved(cmds, rounds) {
+  const samples = cmds.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < cmds.length; k++) {
+      const i = (k + r) % cmds.length;
+      samples[i].push(timed(...cmds[i]));
+    }
+  }
+  return samples.map((xs) => ({ s: median(xs.map((x) => x.s)), rssMB: Math.max(...xs.map((x) => x.rssMB)) }));
+}
+
+function hasPython(mod) {
+  return spawnSync('python3', ['-c', `import ${mod}`], { stdio: 'ignore' }).status === 0;
+}
+
+// The same generator as spanFile, with most rows flagged instead of most rows ok.
+function flaggedSpanFile(targetBytes) {
+  const path = `${out}/spans-flagged-${targetBytes}.jsonl`;
+  if (existsSync(path) && statSync(path).size >= targetBytes) return path;
+  log(`generating ${mb(targetBytes)} MB of mostly-flagged span JSONL`);
+  const r = rng(9);
+  const parts = [];
+  let size = 0;
+  for (let i = 0; size < targetBytes; i++) {
+    const obs = 1000 + Math.floor(r() * 200000);
+    const roll = r();
+    const inj = roll < 0.9 ? Math.floor(obs * r()) : obs;
+    const rec = {
+      span_id: `tool-${i}`, parent_id: `turn-${Math.floor(i / 8)}`, name: ['read_file', 'grep', 'shell'][i % 3],
+      status: 'ok', observed_bytes: obs, injected_bytes: inj, injected_tokens: Math.floor(inj / 4),
+      clip_reason: roll < 0.6 ? 'none' : 'prompt_token_cap',
+      sha256_observed: (i * 2654435761 >>> 0).toString(16).padStart(16, '0'), sha256_injected: i.toString(16).padStart(16, '0'),
+      injected_preview: 'app:\n  name: billing\n  port: 8443\n', prompt_builder_version: `cap-v${i % 3}`,
+    };
+    const line = JSON.stringify(rec) + '\n';
+    parts.push(line);
+    size += line.length;
+  }
+  writeFileSync(path, parts.join(''));
+  return path;
+}
+
+function benchPeersCheck() {
+  const cli = `${repo}/pkg/cli.mjs`;
+  const duck = hasPython('duckdb');
+  if (!duck) log('peers: duckdb is not installed (pip install -r scripts/peers/requirements.txt); its rows are skipped');
+  const rounds = quick ? 1 : 3;
+  const rows = [];
+  const inputs = [
+    ['mostly ok', spanFile(quick ? 10e6 : 60e6)],
+    ['mostly flagged', flaggedSpanFile(quick ? 10e6 : 60e6)],
+  ];
+  if (!quick) inputs.push(['mostly ok', spanFile(300e6)], ['mostly flagged', flaggedSpanFile(300e6)]);
+  for (const [kind, path] of inputs) {
+    log(`peers: check ${kind}, ${fmt(mb(statSync(path).size))} MB`);
+    const cmds = [
+      ['node', [cli, 'check', path]],
+      ['node', [cli, 'check', '--json', path]],
+      ['node', [cli, 'check', '--jsonl', path]],
+      ['node', [cli, 'check', '--flagged-only', path]],
+    ];
+    if (duck) cmds.push(['python3', [`${repo}/scripts/peers/duckdb_check.py`, path, '2']]);
+    const res = interleaved(cmds, rounds);
+    const d = duck ? res[4] : null;
+    const label = ['table', '--json', '--jsonl', '--flagged-only'];
+    for (let i = 0; i < 4; i++) {
+      rows.push(`| ${fmt(mb(statSync(path).size))} MB, ${kind} | \`toolslice check ${label[i] === 'table' ? '' : label[i] + ' '}FILE\` | ${res[i].s.toFixed(2)} s | ${fmt(res[i].rssMB)} MB | ${d ? ratio(d.s, res[i].s) : 'n/a'} | ${d ? ratio(d.rssMB, res[i].rssMB) : 'n/a'} |`);
+    }
+    if (d) rows.push(`| ${fmt(mb(statSync(path).size))} MB, ${kind} | DuckDB ${spawnSync('python3', ['-c', 'import duckdb; print(duckdb.__version__)'], { encoding: 'utf8' }).stdout.trim()}, \`read_ndjson\` + \`CASE\`, 2 threads, table | ${d.s.toFixed(2)} s | ${fmt(d.rssMB)} MB | 1.00x | 1.00x |`);
+  }
+  sections.push({
+    title: 'Span checks beside DuckDB',
+    body: [
+      `Whole processes, cold (a fresh process each run, output to /dev/null), interleaved over ${rounds} rounds; median wall time and the largest peak RSS (\`/usr/bin/time -f "%e %M"\`). DuckDB runs \`scripts/peers/duckdb_check.py FILE 2\`: one \`read_ndjson\` + \`CASE\` query doing the same classification (the seed's, plus open spans), the table printed worst first and the counts. "Mostly ok": the generator of the throughput section; "mostly flagged": 60% silent clips, 30% declared clips.`,
+      '',
+      '| input | command | time | peak RSS | speed vs DuckDB | memory vs DuckDB |',
+      '|---|---|---:|---:|---:|---:|',
+      ...rows,
+      '',
+      'Ratios above 1 mean toolslice is faster or smaller.',
+    ].join('\n'),
+  });
+}
+
+function benchPeersOtlp() {
+  const src = `${repo}/crate/core/tests/fixtures/formats/otlp-collector-events.jsonl`;
+  if (!existsSync(src)) return;
+  const one = readFileSync(src, 'utf8');
+  const target = quick ? 5e6 : 50e6;
+  const path = `${out}/otlp-collector-${target}.jsonl`;
+  if (!existsSync(path) || statSync(path).size < target) {
+    const body = one.endsWith('\n') ? one : one + '\n';
+    writeFileSync(path, body.repeat(Math.ceil(target / body.length)));
+  }
+  const size = mb(statSync(path).size);
+  const cmds = [['node', [`${repo}/pkg/cli.mjs`, 'check', '--format', 'otlp', '--flagged-only', path]]];
+  const names = ['`toolslice check --format otlp --flagged-only FILE` (read, join, hash both sides, classify)'];
+  for (const lib of ['orjson', 'json']) {
+    if (!hasPython(lib)) { log(`peers: ${lib} is not installed; its row is skipped`); continue; }
+    cmds.push(['python3', [`${repo}/scripts/peers/json_lines.py`, lib, path]]);
+    names.push(`\`${lib}.loads\` per line (parse only), CPython`);
+  }
+  log(`peers: OTLP, ${fmt(size)} MB`);
+  const res = interleaved(cmds, quick ? 1 : 3);
+  const floor = res[1] ?? res[0];
+  sections.push({
+    title: 'OTLP JSON beside orjson',
+    body: [
+      `Input: the Collector file exporter layout (one export request per line), ${fmt(size)} MB (the OTLP fixture repeated). Whole processes, cold, interleaved; median wall time and peak RSS. The Python rows only parse; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies.`,
+      '',
+      '| command | time | MB/s | peak RSS | vs orjson |',
+      '|---|---:|---:|---:|---:|',
+      ...res.map((r, i) => `| ${names[i]} | ${r.s.toFixed(2)} s | ${fmt(size / r.s)} | ${fmt(r.rssMB)} MB | ${ratio(floor.s, r.s)} |`),
+    ].join('\n'),
+  });
+}
+
 // ---------------------------------------------------------------- module size and startup
 function benchModule() {
   const wasmBytes = readFileSync(`${repo}/pkg/toolslice_bg.wasm`);
@@ -272,13 +406,32 @@ async function benchSha() {
     webSmallTimes.push((performance.now() - t) / 1000);
   }
   const webSmall = median(webSmallTimes);
+  // hash-wasm (scripts/peers, installed by scripts/bench): the wasm SHA-256 a JS user would
+  // pick, with its hasher created once and reused, as its docs advise for many small inputs.
+  let hw = null;
+  try {
+    const { createSHA256 } = await import(`${repo}/scripts/peers/node_modules/hash-wasm/dist/index.esm.js`);
+    const hasher = await createSHA256();
+    const one = (b) => hasher.init().update(b).digest('binary');
+    one(big.subarray(0, 1 << 20));
+    hw = {
+      big: timeRuns(() => one(big), RUNS + 2).median_s,
+      small: timeRuns(() => { for (let i = 0; i < n; i++) one(smalls.subarray(i * 32, i * 32 + 32)); }, RUNS + 2).median_s,
+    };
+  } catch (e) {
+    log(`sha256: hash-wasm not available (${e.message.split('\n')[0]}); its column is skipped`);
+  }
+  log(`sha256: ${n} single calls of 32 B`);
+  const wasmPerCall = timeRuns(() => { for (let i = 0; i < n; i++) toolslice.sha256(smalls.subarray(i * 32, i * 32 + 32)); }, RUNS + 2).median_s;
+  const hwCell = (t) => (hw ? t : 'skipped');
   sections.push({
     title: 'SHA-256',
     body: [
-      `| workload | toolslice wasm | Node \`crypto\` | WebCrypto \`subtle.digest\` | wasm vs Node | wasm vs WebCrypto |`,
-      '|---|---:|---:|---:|---:|---:|',
-      `| ${big.length >> 20} MiB, one call | ${fmt(mb(big.length) / wasm)} MB/s | ${fmt(mb(big.length) / node)} MB/s | ${fmt(mb(big.length) / web)} MB/s | ${ratio(node, wasm)} | ${ratio(web, wasm)} |`,
-      `| ${n} inputs of 32 B (\`sha256Batch\`; Node: one createHash each; WebCrypto: Promise.all) | ${(wasmSmall * 1000).toFixed(1)} ms | ${(nodeSmall * 1000).toFixed(1)} ms | ${(webSmall * 1000).toFixed(1)} ms | ${ratio(nodeSmall, wasmSmall)} | ${ratio(webSmall, wasmSmall)} |`,
+      `| workload | toolslice wasm | hash-wasm (reused hasher) | Node \`crypto\` | WebCrypto \`subtle.digest\` | wasm vs hash-wasm | wasm vs Node | wasm vs WebCrypto |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      `| ${big.length >> 20} MiB, one call | ${fmt(mb(big.length) / wasm)} MB/s | ${hwCell(`${fmt(mb(big.length) / hw?.big)} MB/s`)} | ${fmt(mb(big.length) / node)} MB/s | ${fmt(mb(big.length) / web)} MB/s | ${hw ? ratio(hw.big, wasm) : 'n/a'} | ${ratio(node, wasm)} | ${ratio(web, wasm)} |`,
+      `| ${n} inputs of 32 B, one \`sha256\` call each (hash-wasm: init/update/digest each; Node: one createHash each; WebCrypto: Promise.all) | ${(wasmPerCall * 1000).toFixed(1)} ms (${fmt(mb(n * 32) / wasmPerCall)} MB/s) | ${hwCell(`${(hw?.small * 1000).toFixed(1)} ms`)} | ${(nodeSmall * 1000).toFixed(1)} ms | ${(webSmall * 1000).toFixed(1)} ms | ${hw ? ratio(hw.small, wasmPerCall) : 'n/a'} | ${ratio(nodeSmall, wasmPerCall)} | ${ratio(webSmall, wasmPerCall)} |`,
+      `| the same ${n} inputs in one \`sha256Batch\` call | ${(wasmSmall * 1000).toFixed(1)} ms (${fmt(mb(n * 32) / wasmSmall)} MB/s) | ${hwCell(`${(hw?.small * 1000).toFixed(1)} ms`)} | ${(nodeSmall * 1000).toFixed(1)} ms | ${(webSmall * 1000).toFixed(1)} ms | ${hw ? ratio(hw.small, wasmSmall) : 'n/a'} | ${ratio(nodeSmall, wasmSmall)} | ${ratio(webSmall, wasmSmall)} |`,
       '',
       'Ratios above 1 mean toolslice is faster.',
     ].join('\n'),
@@ -447,6 +600,8 @@ if (process.argv.includes('--profiles')) {
   await benchSha();
   benchPack();
   benchFormats();
+  benchPeersCheck();
+  benchPeersOtlp();
   benchRedact();
   benchModule();
 }
