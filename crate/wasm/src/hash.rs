@@ -24,6 +24,46 @@ extern "C" {
 /// buffer instead of being copied whole into wasm memory (which would grow it for good).
 const STEP: u32 = 1 << 16;
 
+/// Inputs up to this many bytes are copied into a buffer on the stack: the per-call cost of
+/// hashing a short id or token is the crossings into JS, not the hashing, and a heap buffer
+/// added an allocation and a free to each call.
+const SMALL: usize = 256;
+
+/// Bytes to hash: a typed array as given (no handle is cloned), or a view over an
+/// ArrayBuffer.
+enum Bytes<'a> {
+    View(&'a js_sys::Uint8Array),
+    Buffer(js_sys::Uint8Array),
+}
+
+impl Bytes<'_> {
+    fn view(&self) -> &js_sys::Uint8Array {
+        match self {
+            Bytes::View(v) => v,
+            Bytes::Buffer(v) => v,
+        }
+    }
+}
+
+/// The bytes of `input` when it holds bytes; typed arrays are checked first, since they are
+/// what hot loops pass (each check is a call into JS).
+fn bytes_of_input(input: &JsValue) -> Option<Bytes<'_>> {
+    if let Some(view) = input.dyn_ref::<js_sys::Uint8Array>() {
+        Some(Bytes::View(view))
+    } else if input.is_instance_of::<js_sys::ArrayBuffer>() {
+        Some(Bytes::Buffer(js_sys::Uint8Array::new(input)))
+    } else {
+        None
+    }
+}
+
+fn not_hashable(what: &str) -> JsValue {
+    error_with_code(
+        &format!("{what} must be a string, a Uint8Array or an ArrayBuffer"),
+        "invalid_argument",
+    )
+}
+
 /// Feeds a string (as UTF-8) or bytes to `hasher`.
 fn feed(
     hasher: &mut hash::Sha256,
@@ -31,21 +71,22 @@ fn feed(
     scratch: &mut Vec<u8>,
     what: &str,
 ) -> Result<(), JsValue> {
-    if let Some(s) = input.dyn_ref::<js_sys::JsString>() {
+    let Some(bytes) = bytes_of_input(input) else {
+        let s = input
+            .dyn_ref::<js_sys::JsString>()
+            .ok_or_else(|| not_hashable(what))?;
         hasher.update(String::from(s).as_bytes());
         return Ok(());
-    }
-    let view = if let Some(view) = input.dyn_ref::<js_sys::Uint8Array>() {
-        view.clone()
-    } else if input.is_instance_of::<js_sys::ArrayBuffer>() {
-        js_sys::Uint8Array::new(input)
-    } else {
-        return Err(error_with_code(
-            &format!("{what} must be a string, a Uint8Array or an ArrayBuffer"),
-            "invalid_argument",
-        ));
     };
+    let view = bytes.view();
     let len = view.length();
+    if len as usize <= SMALL {
+        let mut buf = [0u8; SMALL];
+        let part = &mut buf[..len as usize];
+        view.copy_to(part);
+        hasher.update(part);
+        return Ok(());
+    }
     if len <= STEP {
         scratch.resize(len as usize, 0);
         view.copy_to(scratch);
