@@ -51,7 +51,7 @@ test('the tabs, the file chooser and the row details work from the keyboard', as
   await status.focus();
   await page.keyboard.press('ArrowDown');
   assert.equal(await status.inputValue(), 'silent_clip');
-  assert.equal(await section.locator('tbody tr.row').count(), 1);
+  assert.equal(await section.locator('tbody tr.span-row').count(), 1);
   // A direct link to a view opens it.
   await page.goto(`${page.url().split('#')[0]}#packer`);
   assert.ok(await page.locator('#view-packer').isVisible());

@@ -94,7 +94,7 @@ export async function allRows(section) {
     if (!(await more.isVisible())) break;
     await more.click();
   }
-  return section.locator('tbody tr.row').evaluateAll((rows) =>
+  return section.locator('tbody tr.span-row').evaluateAll((rows) =>
     rows.map((tr) => [...tr.children].slice(1).map((td) => td.textContent.trim())));
 }
 

@@ -56,18 +56,18 @@ async function setup(t) {
   return { ...ctx, section };
 }
 
-const shownIds = (section) => section.locator('tbody tr.row td:nth-child(4)').allTextContents();
+const shownIds = (section) => section.locator('tbody tr.span-row td:nth-child(4)').allTextContents();
 const shownText = (section) => section.locator('.rows .shown').textContent();
 
 test('filters and search select the rows the report says they should', async (t) => {
   const { section, errors } = await setup(t);
   assert.equal(expected.rows.length, 450);
   assert.match(await shownText(section), /^Showing 200 of 450 rows, in priority order\.$/);
-  assert.equal(await section.locator('tbody tr.row').count(), 200, 'the table draws one page of rows');
+  assert.equal(await section.locator('tbody tr.span-row').count(), 200, 'the table draws one page of rows');
   await section.getByRole('button', { name: /Show 200 more/ }).click();
-  assert.equal(await section.locator('tbody tr.row').count(), 400);
+  assert.equal(await section.locator('tbody tr.span-row').count(), 400);
   await section.getByRole('button', { name: /Show 50 more/ }).click();
-  assert.equal(await section.locator('tbody tr.row').count(), 450);
+  assert.equal(await section.locator('tbody tr.span-row').count(), 450);
   assert.ok(await section.locator('.rows button.more').isHidden());
 
   const ids = (rows) => rows.map((r) => r.span_id);
@@ -92,14 +92,14 @@ test('filters and search select the rows the report says they should', async (t)
   await pick('builder', 'all builders');
   const search = section.getByLabel('search');
   await search.fill('TOOL-137');
-  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length === 1);
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.span-row').length === 1);
   assert.deepEqual(await shownIds(section), ['tool-137']);
   await search.fill('inj12'); // a hash: sha256_injected of tool-12 and tool-120..129
-  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length !== 1);
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.span-row').length !== 1);
   const byHash = expected.rows.filter((r) => (r.sha256_injected ?? '').includes('inj12'));
   assert.deepEqual((await shownIds(section)).sort(), ids(byHash).sort());
   await search.fill('no row has this text');
-  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length === 0);
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.span-row').length === 0);
   assert.match(await shownText(section), /^Showing 0 of 0 matching rows/);
   assert.deepEqual(errors, []);
 });

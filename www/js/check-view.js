@@ -2,7 +2,7 @@
 // one after another as streams, reporting progress; each job shows its progress bar, a
 // cancel button, any error in plain words next to the file, and then its report.
 import { el, num, bytes, duration, announce } from './dom.js';
-import { renderReport } from './report-view.js';
+import { renderReport, verdictText } from './report-view.js';
 
 /** Files larger than this are always checked in flagged-only mode (bounded memory). */
 export const LARGE_FILE_BYTES = 64 * 1000 * 1000;
@@ -50,11 +50,13 @@ export function initCheckView() {
         const meta = { bytes: msg.bytes, ms: msg.ms, large: job.large, endsWithNewline: msg.endsWithNewline };
         job.report = renderReport(job.name, msg.report, meta, (kind) => requestExport(job, kind));
         job.node.append(job.report);
-        setState(job, 'done', `Checked ${bytes(msg.bytes)} in ${duration(msg.ms)}: ${num(msg.report.counts.total)} tool spans` +
-          `${msg.report.exit_code ? ', not trustworthy' : ', nothing cut silently'}.`);
+        const kind = verdictText(msg.report).kind;
+        const outcome = { none: 'nothing was checked', fail: 'not trustworthy', pass: 'nothing cut silently' }[kind];
+        setState(job, 'done', `Checked ${bytes(msg.bytes)} in ${duration(msg.ms)}: ${num(msg.report.counts.total)} tool spans, ${outcome}.`);
         job.node.dataset.wasmMemory = String(msg.wasmMemory);
+        job.node.dataset.verdict = kind;
         job.cancel.hidden = true;
-        announce(status, `${job.name}: checked. ${msg.report.exit_code ? 'Not trustworthy.' : 'Nothing was cut silently.'}`);
+        announce(status, `${job.name}: checked, ${outcome}.`);
         break;
       }
       case 'cancelled':
@@ -191,7 +193,7 @@ export function initCheckView() {
   $('check-paste').addEventListener('click', () => {
     const text = $('paste').value;
     if (!text.trim()) {
-      announce(status, 'Paste some span JSONL first.');
+      announce(status, 'Paste a run first: span JSONL or one of the trace formats listed above.');
       $('paste').focus();
       return;
     }

@@ -128,7 +128,7 @@ async function check(job) {
           await reader.cancel().catch(() => {});
           throw Object.assign(new Error(
             'This is not a text file: it contains NUL bytes (a binary file, an archive, or text saved as UTF-16). ' +
-            'toolslice reads span JSONL: UTF-8 text with one JSON span record per line.',
+            'toolslice reads UTF-8 JSON text: span JSONL, OTLP JSON (GenAI or OpenInference), Langfuse, OpenAI Agents SDK or Vercel AI SDK exports.',
           ), { code: 'binary_file' });
         }
         sniffed += head.length;

@@ -17,7 +17,10 @@ export const STATUS_INFO = {
   ok: { icon: '✔', words: 'reached the model whole' },
 };
 
-const PAGE = 200;
+/** Rows drawn at once: the table is paged, so a run of any size keeps a small DOM. */
+export const PAGE = 200;
+/** Search texts are built this many rows at a time, between frames, after the table is drawn. */
+const INDEX_CHUNK = 4000;
 const LIST_PAGE = 50;
 
 export function statusBadge(status) {
@@ -35,18 +38,33 @@ function pluralVerb(n, one, verbOne, verbMany) {
   return `${plural(n, one)} ${n === 1 ? verbOne : verbMany}`;
 }
 
-/** The exit verdict in plain words, from the report's exit code and counts. */
+/**
+ * The exit verdict in plain words, from the report's exit code and counts. `kind`: `fail`,
+ * `pass`, or `none` when no tool span was read (nothing was checked, so nothing can be
+ * called trustworthy).
+ */
 export function verdictText(data) {
   const c = data.counts;
+  // A file that yields no tool call checks nothing. The checker is gaining a report field
+  // for this ("nothing checked", exit 1); until it is on this branch, the verdict rests on
+  // the report's own count of tool spans, `counts.total`, being 0.
+  if (c.total === 0) {
+    const why = c.invalid ? ` (${plural(c.invalid, 'line')} could not be read as span records)` : '';
+    return {
+      kind: 'none',
+      title: `Nothing was checked${data.exit_code !== 0 ? ` (exit code ${data.exit_code})` : ''}.`,
+      text: `No tool span was found in this file${why}, so there is nothing to call trustworthy. See the notes below.`,
+    };
+  }
   if (data.exit_code !== 0) {
     const parts = [];
     if (c.silent_clip) parts.push(`${plural(c.silent_clip, 'tool result')} reached the model cut without saying so (silent_clip)`);
     if (c.incomplete) parts.push(`${pluralVerb(c.incomplete, 'tool span', 'lacks', 'lack')} the length fields needed to tell (incomplete)`);
     if (c.invalid) parts.push(`${plural(c.invalid, 'line')} could not be read as span records (invalid)`);
-    return { pass: false, title: 'Not trustworthy (exit code 1).', text: `${parts.join('; ')}. Fix these before replaying or comparing models.` };
+    return { kind: 'fail', title: 'Not trustworthy (exit code 1).', text: `${parts.join('; ')}. Fix these before replaying or comparing models.` };
   }
   return {
-    pass: true,
+    kind: 'pass',
     title: 'Every tool span reached the model whole or declared its clip (exit code 0).',
     text: 'That does not prove the answer was correct: it proves nothing was cut silently.',
   };
@@ -62,7 +80,7 @@ export function inputNotes(data, meta) {
   if (c.lines === 0 || c.lines === c.blank) {
     notes.push({ kind: 'error', text: 'This file is empty: there is nothing to check.' });
   } else if (c.total === 0 && c.invalid > 0 && c.skipped === 0) {
-    notes.push({ kind: 'error', text: `This does not look like a span file: none of its ${plural(c.lines - c.blank, 'line')} could be read as a span record (see the invalid lines below). toolslice reads span JSONL: one JSON object per line.` });
+    notes.push({ kind: 'error', text: `This does not look like a span file: none of its ${plural(c.lines - c.blank, 'line')} could be read as a span record (see the invalid lines below). toolslice reads span JSONL (one JSON object per line), OTLP JSON with GenAI or OpenInference attributes, Langfuse, OpenAI Agents SDK and Vercel AI SDK exports.` });
   } else if (c.total === 0) {
     notes.push({ kind: 'error', text: `No tool spans here: ${pluralVerb(c.skipped, 'record', 'was', 'were')} read but none is a tool span, so nothing can be checked.` });
   }
@@ -185,6 +203,8 @@ const JOIN_WORDS = {
 };
 
 const COLUMNS = ['', 'status', 'line', 'span', 'tool', 'builder', 'observed', 'injected', 'tokens', 'cut', 'detail'];
+/** Columns of numbers: right-aligned, header and cells alike. */
+const NUMERIC = new Set(['line', 'observed', 'injected', 'tokens', 'cut']);
 
 function rowCells(row, toggle) {
   return [
@@ -211,8 +231,16 @@ function select(label, options, onchange) {
 
 function rowsTable(data) {
   const rows = data.rows;
+  // Lower-cased search texts, built in slices between frames once the table is drawn, so a
+  // search over 100,000 rows is one `includes` per row by the time a person types.
   const texts = new Array(rows.length);
   const text = (i) => (texts[i] ??= rowText(rows[i]));
+  let indexed = 0;
+  const indexSome = () => {
+    const end = Math.min(rows.length, indexed + INDEX_CHUNK);
+    for (; indexed < end; indexed++) text(indexed);
+    if (indexed < rows.length) setTimeout(indexSome, 0);
+  };
   const tools = [...new Set(rows.map((r) => r.name))].sort();
   const builders = [...new Set(rows.map((r) => r.prompt_builder_version ?? null))]
     .sort((a, b) => (a ?? '').localeCompare(b ?? ''));
@@ -227,9 +255,13 @@ function rowsTable(data) {
   search.addEventListener('input', debounce(() => refresh(), 150));
   const shown = el('p', { class: 'shown', role: 'status', 'aria-live': 'polite' });
   const tbody = el('tbody');
-  const more = el('button', { type: 'button', class: 'more', hidden: true });
+  const prev = el('button', { type: 'button', class: 'page-prev' }, el('span', { 'aria-hidden': 'true' }, '◀ '), 'Previous rows');
+  const next = el('button', { type: 'button', class: 'page-next' }, 'Next rows', el('span', { 'aria-hidden': 'true' }, ' ▶'));
+  const where = el('span', { class: 'page-where' });
+  const pager = el('div', { class: 'pager', role: 'group', 'aria-label': 'Pages of rows' }, prev, where, next);
+  /** Indexes (into `rows`) of the rows that pass the filters, in priority order. */
   let matching = [];
-  let limit = PAGE;
+  let first = 0;
 
   const filters = el('div', { class: 'filters', role: 'search', 'aria-label': 'Filter rows' },
     status.field, tool.field, builder.field,
@@ -247,29 +279,35 @@ function rowsTable(data) {
       if (t !== null && r.name !== t) continue;
       if (b !== undefined && (r.prompt_builder_version ?? null) !== b) continue;
       if (q && !text(i).includes(q)) continue;
-      matching.push(r);
+      matching.push(i);
     }
-    limit = PAGE;
+    first = 0;
     draw();
   }
 
   function draw() {
-    tbody.replaceChildren();
-    const n = Math.min(limit, matching.length);
-    for (let i = 0; i < n; i++) tbody.append(...tableRow(matching[i]));
+    const last = Math.min(first + PAGE, matching.length);
+    const trs = [];
+    for (let i = first; i < last; i++) trs.push(...tableRow(rows[matching[i]]));
+    tbody.replaceChildren(...trs);
+    const n = last - first;
+    const range = n ? `rows ${num(first + 1)}–${num(last)}` : 'no rows';
     shown.textContent = matching.length === rows.length
-      ? `Showing ${num(n)} of ${plural(rows.length, 'row')}, in priority order.`
-      : `Showing ${num(n)} of ${num(matching.length)} matching ${matching.length === 1 ? 'row' : 'rows'} (${num(rows.length)} in all).`;
-    const rest = matching.length - n;
-    more.hidden = rest <= 0;
-    more.textContent = `Show ${num(Math.min(PAGE, rest))} more (${num(rest)} not shown)`;
+      ? `Showing ${range} of ${plural(rows.length, 'row')}, in priority order.`
+      : `Showing ${range} of ${num(matching.length)} matching ${matching.length === 1 ? 'row' : 'rows'} (${num(rows.length)} in all).`;
+    pager.hidden = matching.length <= PAGE;
+    prev.disabled = first === 0;
+    next.disabled = last >= matching.length;
+    where.textContent = `Page ${num(Math.floor(first / PAGE) + 1)} of ${num(Math.ceil(matching.length / PAGE))}`;
   }
-  more.addEventListener('click', () => {
-    const before = Math.min(limit, matching.length);
-    limit += PAGE;
+  const turn = (by, button) => {
+    first = Math.max(0, Math.min(first + by, (Math.ceil(matching.length / PAGE) - 1) * PAGE));
     draw();
-    tbody.querySelectorAll('tr.row')[before]?.querySelector('button')?.focus();
-  });
+    // Keep the keyboard where it was unless that button just became disabled.
+    (button.disabled ? tbody.querySelector('button') : button)?.focus();
+  };
+  prev.addEventListener('click', () => turn(-PAGE, prev));
+  next.addEventListener('click', () => turn(PAGE, next));
 
   function tableRow(row) {
     const detailId = `d-${Math.random().toString(36).slice(2, 10)}`;
@@ -277,7 +315,7 @@ function rowsTable(data) {
       type: 'button', class: 'toggle', 'aria-expanded': 'false', 'aria-controls': detailId,
       'aria-label': `Details of line ${row.line}${row.span_id ? `, span ${row.span_id}` : ''}`,
     }, el('span', { 'aria-hidden': 'true' }, '▸'));
-    const tr = el('tr', { class: `row r-${row.status}` }, rowCells(row, toggle));
+    const tr = el('tr', { class: `span-row r-${row.status}` }, rowCells(row, toggle));
     const detail = el('tr', { class: 'detail-row', id: detailId, hidden: true },
       el('td', { colspan: COLUMNS.length }));
     toggle.addEventListener('click', () => {
@@ -291,13 +329,14 @@ function rowsTable(data) {
   }
 
   refresh();
+  setTimeout(indexSome, 0);
   return el('div', { class: 'rows' },
     filters, shown,
     el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Rows' },
       el('table', { class: 'rows-table' },
-        el('thead', {}, el('tr', {}, COLUMNS.map((h, i) => el('th', { scope: 'col' }, i === 0 ? el('span', { class: 'visually-hidden' }, 'details') : h)))),
+        el('thead', {}, el('tr', {}, COLUMNS.map((h, i) => el('th', { scope: 'col', class: NUMERIC.has(h) ? 'num' : null }, i === 0 ? el('span', { class: 'visually-hidden' }, 'details') : h)))),
         tbody)),
-    more);
+    pager);
 }
 
 function cappedList(items, render, noun) {
@@ -372,17 +411,16 @@ function problemLines(data) {
 export function renderReport(name, data, meta, requestExport) {
   const verdict = verdictText(data);
   const notes = inputNotes(data, meta);
-  const flaggedCaption = data.flagged_only ? ' (listed rows only: ok rows are not listed in flagged-only mode)' : '';
   return el('section', { class: 'report', 'aria-label': `Report for ${name}` },
-    el('div', { class: `verdict ${verdict.pass ? 'pass' : 'fail'}` },
-      el('span', { class: 'icon', 'aria-hidden': 'true' }, verdict.pass ? '✔' : '✖'),
+    el('div', { class: `verdict ${verdict.kind}` },
+      el('span', { class: 'icon', 'aria-hidden': 'true' }, { pass: '✔', fail: '✖', none: '∅' }[verdict.kind]),
       el('p', {}, el('strong', {}, verdict.title), ' ', verdict.text)),
     notes.map((n) => el('p', { class: `note ${n.kind}`, role: n.kind === 'error' ? 'alert' : null },
       el('span', { class: 'icon', 'aria-hidden': 'true' }, n.kind === 'info' ? 'ℹ' : '⚠'), ' ', n.text)),
     summary(data, meta),
     exports(name, data, requestExport),
     el('div', { class: 'charts' },
-      histogram(data.rows, { caption: `Share of observed bytes cut, per tool span${flaggedCaption}` }),
+      histogram(data, { caption: 'Share of observed bytes cut, per tool span' }),
       el('div', { class: 'side-tables' }, builderTable(data), toolTable(data))),
     el('h3', {}, 'Tool spans, most urgent first'),
     rowsTable(data),
