@@ -89,6 +89,18 @@ export async function layoutProblems(page) {
       if (wrapped) say(`${label(table)}: the cells of ${wrapped} rows do not start on one line`);
     }
 
+    // 2b. Chart labels are drawn inside their chart (an SVG clips what runs past its edge).
+    for (const chart of document.querySelectorAll('svg')) {
+      if (!shown(chart)) continue;
+      const c = chart.getBoundingClientRect();
+      for (const t of chart.querySelectorAll('text')) {
+        const r = t.getBoundingClientRect();
+        if (r.width && (r.left < c.left - 1 || r.right > c.right + 1 || r.top < c.top - 1 || r.bottom > c.bottom + 1)) {
+          say(`${label(chart)}: the label "${t.textContent}" runs past the chart's edge and is cut off`);
+        }
+      }
+    }
+
     // 3. Nothing overflows the viewport horizontally (wide content scrolls in its own box).
     const page = document.scrollingElement;
     if (page.scrollWidth > vw + 1) say(`the page is ${page.scrollWidth} px wide in a ${vw} px viewport: it scrolls sideways`);

@@ -56,8 +56,6 @@ export function realLookingRun() {
     if (n === 31) delete record.injected_bytes; // incomplete: a length is missing
     lines.push(JSON.stringify(record));
   }
-  // Context spans the exporter also wrote: a model call and the agent turn.
-  lines.splice(2, 0, JSON.stringify({ span_id: 'llm-01', parent_id: 'turn-01', name: 'chat gpt-5', kind: 'llm' }));
   return `${lines.join('\n')}\n`;
 }
 

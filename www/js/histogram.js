@@ -24,7 +24,8 @@ export function histogram(data, { caption }) {
   const H = 170;
   const top = 16;
   const bottom = 40;
-  const left = 4;
+  // Room for the first rotated label ("not cut"), which runs left of its bar.
+  const left = 26;
   const band = (W - left) / bars.length;
   const barW = Math.max(4, band - 6);
   const scale = (H - top - bottom) / max;
