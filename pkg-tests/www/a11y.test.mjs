@@ -84,7 +84,7 @@ test('every control has a name, and status is shown by word and icon, not colour
   }
   assert.ok((await section.locator('.verdict').textContent()).startsWith('✖Not trustworthy'));
   // The histogram has a text alternative and a table of its numbers.
-  assert.match(await section.locator('svg.histogram').getAttribute('aria-label'), /^Clip ratio histogram\. 0%: 3, 80–90%: 1\.$/);
+  assert.match(await section.locator('svg.histogram').getAttribute('aria-label'), /^Clip ratio histogram\. not cut: 3, 80–90%: 1\.$/);
   assert.equal(await section.locator('.histogram-figure table tbody tr').count(), 11);
 });
 

@@ -87,15 +87,17 @@ export function cli(args) {
   return toolsliceCli(['check', ...args]);
 }
 
-/** Every row the table shows (pressing "Show more" until all are listed), as cell texts. */
+/** Every row the table lists (turning its pages until the last), as cell texts. */
 export async function allRows(section) {
-  for (;;) {
-    const more = section.locator('.rows button.more');
-    if (!(await more.isVisible())) break;
-    await more.click();
-  }
-  return section.locator('tbody tr.span-row').evaluateAll((rows) =>
+  const cells = () => section.locator('tbody tr.span-row').evaluateAll((rows) =>
     rows.map((tr) => [...tr.children].slice(1).map((td) => td.textContent.trim())));
+  const next = section.locator('.rows .pager button.page-next');
+  const all = await cells();
+  while ((await next.isVisible()) && (await next.isEnabled())) {
+    await next.click();
+    all.push(...await cells());
+  }
+  return all;
 }
 
 /** The summary figures as { label: text }. */

@@ -1,5 +1,5 @@
 // The report's controls: status, tool and builder filters and text search select exactly
-// the rows the CLI's report says they should; "Show more" pages through a long table; a
+// the rows the CLI's report says they should; the table is paged (Previous / Next rows); a
 // row's detail shows the injected slice before the observed body; the JSON and JSONL exports
 // are the package's renderings (equal to the CLI's output) and the CSV holds every row.
 import test from 'node:test';
@@ -62,15 +62,21 @@ const shownText = (section) => section.locator('.rows .shown').textContent();
 test('filters and search select the rows the report says they should', async (t) => {
   const { section, errors } = await setup(t);
   assert.equal(expected.rows.length, 450);
-  assert.match(await shownText(section), /^Showing 200 of 450 rows, in priority order\.$/);
-  assert.equal(await section.locator('tbody tr.span-row').count(), 200, 'the table draws one page of rows');
-  await section.getByRole('button', { name: /Show 200 more/ }).click();
-  assert.equal(await section.locator('tbody tr.span-row').count(), 400);
-  await section.getByRole('button', { name: /Show 50 more/ }).click();
-  assert.equal(await section.locator('tbody tr.span-row').count(), 450);
-  assert.ok(await section.locator('.rows button.more').isHidden());
-
   const ids = (rows) => rows.map((r) => r.span_id);
+  assert.match(await shownText(section), /^Showing rows 1–200 of 450 rows, in priority order\.$/);
+  assert.equal(await section.locator('tbody tr.span-row').count(), 200, 'the table draws one page of rows');
+  const [prev, next] = [section.getByRole('button', { name: 'Previous rows' }), section.getByRole('button', { name: 'Next rows' })];
+  assert.ok(await prev.isDisabled());
+  await next.click();
+  assert.match(await shownText(section), /^Showing rows 201–400 of 450 rows/);
+  assert.deepEqual(await shownIds(section), ids(expected.rows).slice(200, 400), 'page 2 holds the next rows in priority order');
+  await next.click();
+  assert.deepEqual(await shownIds(section), ids(expected.rows).slice(400), 'the last page holds the rest');
+  assert.ok(await next.isDisabled());
+  assert.match(await section.locator('.pager .page-where').textContent(), /^Page 3 of 3$/);
+  await prev.click();
+  assert.match(await shownText(section), /^Showing rows 201–400 of 450 rows/);
+
   const pick = async (label, option) => section.getByLabel(label, { exact: true }).selectOption({ label: option });
 
   for (const status of ['silent_clip', 'incomplete', 'hash_mismatch', 'clipped']) {
@@ -86,7 +92,8 @@ test('filters and search select the rows the report says they should', async (t)
   await pick('builder', 'cap-v4');
   const grepV4 = expected.rows.filter((r) => r.name === 'grep' && r.prompt_builder_version === 'cap-v4');
   assert.deepEqual(await shownIds(section), ids(grepV4));
-  assert.match(await shownText(section), new RegExp(`^Showing ${grepV4.length} of ${grepV4.length} matching rows \\(450 in all\\)\\.$`));
+  assert.match(await shownText(section), new RegExp(`^Showing rows 1–${grepV4.length} of ${grepV4.length} matching rows \\(450 in all\\)\\.$`));
+  assert.ok(await section.locator('.pager').isHidden(), 'one page needs no pager');
 
   await pick('tool', 'all tools');
   await pick('builder', 'all builders');
@@ -100,7 +107,21 @@ test('filters and search select the rows the report says they should', async (t)
   assert.deepEqual((await shownIds(section)).sort(), ids(byHash).sort());
   await search.fill('no row has this text');
   await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.span-row').length === 0);
-  assert.match(await shownText(section), /^Showing 0 of 0 matching rows/);
+  assert.match(await shownText(section), /^Showing no rows of 0 matching rows/);
+  assert.deepEqual(errors, []);
+});
+
+test("the histogram draws the report's own clip_histogram, not bins of its own", async (t) => {
+  const { section, errors } = await setup(t);
+  const h = expected.clip_histogram;
+  const drawn = await section.locator('.histogram-figure table tbody tr').evaluateAll((rows) =>
+    rows.map((tr) => [tr.cells[0].textContent, Number(tr.cells[1].textContent.replaceAll(',', ''))]));
+  assert.deepEqual(drawn.map(([, n]) => n), [h.not_cut, ...h.bins]);
+  assert.equal(drawn[0][0], 'not cut');
+  assert.equal(drawn[10][0], '90–100%');
+  const unknown = expected.counts.total - h.not_cut - h.bins.reduce((a, b) => a + b, 0);
+  // Spans without both lengths have no ratio: said in words, when there are any.
+  assert.equal(await section.locator('.histogram-figure .hint').count(), unknown ? 1 : 0);
   assert.deepEqual(errors, []);
 });
 
