@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openPage, dropFiles, reportFor, artifact, FIXTURES } from './helpers.mjs';
+import { openPage, dropFiles, reportFor, artifact, FIXTURES, rowsSettled } from './helpers.mjs';
 
 const FIXTURE = { name: 'clipped.jsonl', text: readFileSync(`${FIXTURES}clipped.jsonl`, 'utf8') };
 
@@ -51,6 +51,7 @@ test('the tabs, the file chooser and the row details work from the keyboard', as
   await status.focus();
   await page.keyboard.press('ArrowDown');
   assert.equal(await status.inputValue(), 'silent_clip');
+  await rowsSettled(section);
   assert.equal(await section.locator('tbody tr.span-row').count(), 1);
   // A direct link to a view opens it.
   await page.goto(`${page.url().split('#')[0]}#packer`);

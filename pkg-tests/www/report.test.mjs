@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, dropFiles, reportFor, cli, artifact } from './helpers.mjs';
+import { openPage, dropFiles, reportFor, cli, artifact, rowsSettled } from './helpers.mjs';
 
 // The CSV header the page promises: the row fields of the JSON report, in this order.
 const CSV_COLUMNS = [
@@ -68,16 +68,22 @@ test('filters and search select the rows the report says they should', async (t)
   const [prev, next] = [section.getByRole('button', { name: 'Previous rows' }), section.getByRole('button', { name: 'Next rows' })];
   assert.ok(await prev.isDisabled());
   await next.click();
+  await rowsSettled(section);
   assert.match(await shownText(section), /^Showing rows 201–400 of 450 rows/);
   assert.deepEqual(await shownIds(section), ids(expected.rows).slice(200, 400), 'page 2 holds the next rows in priority order');
   await next.click();
+  await rowsSettled(section);
   assert.deepEqual(await shownIds(section), ids(expected.rows).slice(400), 'the last page holds the rest');
   assert.ok(await next.isDisabled());
   assert.match(await section.locator('.pager .page-where').textContent(), /^Page 3 of 3$/);
   await prev.click();
+  await rowsSettled(section);
   assert.match(await shownText(section), /^Showing rows 201–400 of 450 rows/);
 
-  const pick = async (label, option) => section.getByLabel(label, { exact: true }).selectOption({ label: option });
+  const pick = async (label, option) => {
+    await section.getByLabel(label, { exact: true }).selectOption({ label: option });
+    await rowsSettled(section);
+  };
 
   for (const status of ['silent_clip', 'incomplete', 'hash_mismatch', 'clipped']) {
     const want = expected.rows.filter((r) => r.status === status);

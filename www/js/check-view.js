@@ -48,7 +48,8 @@ export function initCheckView() {
         job.state = 'done';
         showProgress(job, msg, true);
         const meta = { bytes: msg.bytes, ms: msg.ms, large: job.large, endsWithNewline: msg.endsWithNewline };
-        job.report = renderReport(job.name, msg.report, meta, (kind) => requestExport(job, kind));
+        const rows = { ...msg.rows, query: (filter, first) => requestRows(job, filter, first) };
+        job.report = renderReport(job.name, msg.report, meta, rows, (kind) => requestExport(job, kind));
         job.node.append(job.report);
         const kind = verdictText(msg.report).kind;
         const outcome = { none: 'nothing was checked', fail: 'not trustworthy', pass: 'nothing cut silently' }[kind];
@@ -66,8 +67,15 @@ export function initCheckView() {
         setState(job, 'cancelled', `Cancelled after ${bytes(msg.bytes)} of ${bytes(msg.total)}. Nothing was checked; drop the file again to start over.`);
         announce(status, `${job.name}: cancelled.`);
         break;
+      case 'rows':
+        job.rowWaiters?.get(msg.req)?.resolve(msg.page);
+        job.rowWaiters?.delete(msg.req);
+        break;
       case 'error':
-        if (job.exportWaiter) {
+        if (msg.req !== undefined && job.rowWaiters?.has(msg.req)) {
+          job.rowWaiters.get(msg.req).reject(new Error(msg.message));
+          job.rowWaiters.delete(msg.req);
+        } else if (job.exportWaiter) {
           job.exportWaiter.reject(new Error(msg.message));
           job.exportWaiter = null;
         } else fail(job, msg.message, msg.code);
@@ -79,6 +87,16 @@ export function initCheckView() {
       default:
         break;
     }
+  }
+
+  let nextReq = 1;
+  /** One page of the job's rows that pass `filter`, from the worker that holds them. */
+  function requestRows(job, filter, first) {
+    return new Promise((resolve, reject) => {
+      const req = nextReq++;
+      (job.rowWaiters ??= new Map()).set(req, { resolve, reject });
+      getWorker().postMessage({ type: 'rows', id: job.id, req, filter, first });
+    });
   }
 
   function requestExport(job, kind) {

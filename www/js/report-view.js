@@ -4,9 +4,10 @@
 // this file only lays it out, filters rows for display, and reshapes rows into CSV.
 import { el, num, bytes, duration, debounce, download } from './dom.js';
 import { histogram } from './histogram.js';
-import { rowsToCsv } from './csv.js';
+import { PAGE, STATUSES } from './rows.js';
 
-export const STATUSES = ['silent_clip', 'incomplete', 'hash_mismatch', 'clipped', 'ok'];
+export { STATUSES };
+
 
 /** Icon and plain words per status: status is never shown by colour alone. */
 export const STATUS_INFO = {
@@ -17,10 +18,6 @@ export const STATUS_INFO = {
   ok: { icon: '✔', words: 'reached the model whole' },
 };
 
-/** Rows drawn at once: the table is paged, so a run of any size keeps a small DOM. */
-export const PAGE = 200;
-/** Search texts are built this many rows at a time, between frames, after the table is drawn. */
-const INDEX_CHUNK = 4000;
 const LIST_PAGE = 50;
 
 export function statusBadge(status) {
@@ -117,11 +114,11 @@ function exports(name, data, requestExport) {
   const get = async (kind) => {
     status.textContent = `Preparing ${kind.toUpperCase()}…`;
     try {
-      if (kind === 'csv') download(`${base}.toolslice.csv`, rowsToCsv(data.rows), 'text/csv;charset=utf-8');
-      else {
-        const text = await requestExport(kind);
-        download(`${base}.toolslice.${kind}`, text, kind === 'json' ? 'application/json' : 'application/x-ndjson');
-      }
+      // All three come from the worker that holds the report: JSON and JSONL are the
+      // package's renderings, CSV a reshaping of its rows (csv.js).
+      const text = await requestExport(kind);
+      const type = { json: 'application/json', jsonl: 'application/x-ndjson', csv: 'text/csv;charset=utf-8' }[kind];
+      download(`${base}.toolslice.${kind}`, text, type);
       status.textContent = `${kind.toUpperCase()} saved.`;
     } catch (err) {
       status.textContent = `Could not export ${kind.toUpperCase()}: ${err?.message ?? err}`;
@@ -133,13 +130,6 @@ function exports(name, data, requestExport) {
     el('button', { type: 'button', 'data-export': 'jsonl', onclick: () => get('jsonl') }, 'JSONL'),
     el('button', { type: 'button', 'data-export': 'csv', onclick: () => get('csv'), title: 'Text cells a spreadsheet would run as a formula get a leading apostrophe.' }, 'CSV'),
     status);
-}
-
-function rowText(row) {
-  return [row.line, row.span_id, row.parent_id, row.name, row.status, row.clip_reason, row.sha256_observed,
-    row.sha256_injected, row.injected_preview, row.prompt_builder_version, ...row.detail, ...(row.warnings ?? []),
-    ...(row.notes ?? [])]
-    .filter((v) => v !== null && v !== undefined).join('\n').toLowerCase();
 }
 
 function shareFill(share) {
@@ -229,27 +219,17 @@ function select(label, options, onchange) {
   return { node, field: el('span', { class: 'field' }, el('label', { for: id }, label), node) };
 }
 
-function rowsTable(data) {
-  const rows = data.rows;
-  // Lower-cased search texts, built in slices between frames once the table is drawn, so a
-  // search over 100,000 rows is one `includes` per row by the time a person types.
-  const texts = new Array(rows.length);
-  const text = (i) => (texts[i] ??= rowText(rows[i]));
-  let indexed = 0;
-  const indexSome = () => {
-    const end = Math.min(rows.length, indexed + INDEX_CHUNK);
-    for (; indexed < end; indexed++) text(indexed);
-    if (indexed < rows.length) setTimeout(indexSome, 0);
-  };
-  const tools = [...new Set(rows.map((r) => r.name))].sort();
-  const builders = [...new Set(rows.map((r) => r.prompt_builder_version ?? null))]
-    .sort((a, b) => (a ?? '').localeCompare(b ?? ''));
-  const listed = Object.fromEntries(STATUSES.map((s) => [s, 0]));
-  for (const r of rows) listed[r.status]++;
-
-  const status = select('status', [['', `all (${num(rows.length)})`], ...STATUSES.map((s) => [s, `${s} (${num(listed[s])})`])], () => refresh());
-  const tool = select('tool', [['', 'all tools'], ...tools.map((t, i) => [String(i), t])], () => refresh());
-  const builder = select('builder', [['', 'all builders'], ...builders.map((b, i) => [String(i), b ?? '(none)'])], () => refresh());
+/**
+ * The rows table, one page at a time. `source`: { summary, page, query(filter, first) }:
+ * the filter menus' lists, the first page, and a function resolving to any other page; the
+ * rows themselves stay in the check worker (rows.js), so the size of the run does not
+ * matter here.
+ */
+function rowsTable(source) {
+  const { summary } = source;
+  const status = select('status', [['', `all (${num(summary.total)})`], ...STATUSES.map((s) => [s, `${s} (${num(summary.listed[s])})`])], () => refresh());
+  const tool = select('tool', [['', 'all tools'], ...summary.tools.map((t, i) => [String(i), t])], () => refresh());
+  const builder = select('builder', [['', 'all builders'], ...summary.builders.map((b, i) => [String(i), b ?? '(none)'])], () => refresh());
   const searchId = `q-${Math.random().toString(36).slice(2, 9)}`;
   const search = el('input', { id: searchId, type: 'search', placeholder: 'span, tool, hash, preview…', autocomplete: 'off', spellcheck: 'false' });
   search.addEventListener('input', debounce(() => refresh(), 150));
@@ -259,55 +239,59 @@ function rowsTable(data) {
   const next = el('button', { type: 'button', class: 'page-next' }, 'Next rows', el('span', { 'aria-hidden': 'true' }, ' ▶'));
   const where = el('span', { class: 'page-where' });
   const pager = el('div', { class: 'pager', role: 'group', 'aria-label': 'Pages of rows' }, prev, where, next);
-  /** Indexes (into `rows`) of the rows that pass the filters, in priority order. */
-  let matching = [];
-  let first = 0;
+  const table = el('table', { class: 'rows-table' },
+    el('thead', {}, el('tr', {}, COLUMNS.map((h, i) => el('th', { scope: 'col', class: NUMERIC.has(h) ? 'num' : null }, i === 0 ? el('span', { class: 'visually-hidden' }, 'details') : h)))),
+    tbody);
+  let filter = {};
+  let page = source.page;
+  let asked = 0;
 
   const filters = el('div', { class: 'filters', role: 'search', 'aria-label': 'Filter rows' },
     status.field, tool.field, builder.field,
     el('span', { class: 'field grow' }, el('label', { for: searchId }, 'search'), search));
 
-  function refresh() {
-    const s = status.node.value;
-    const t = tool.node.value === '' ? null : tools[Number(tool.node.value)];
-    const b = builder.node.value === '' ? undefined : builders[Number(builder.node.value)];
-    const q = search.value.trim().toLowerCase();
-    matching = [];
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      if (s && r.status !== s) continue;
-      if (t !== null && r.name !== t) continue;
-      if (b !== undefined && (r.prompt_builder_version ?? null) !== b) continue;
-      if (q && !text(i).includes(q)) continue;
-      matching.push(i);
+  /** Asks the worker for a page; only the answer to the latest question is drawn. */
+  async function load(first, focus) {
+    const mine = ++asked;
+    table.setAttribute('aria-busy', 'true');
+    try {
+      const got = await source.query(filter, first);
+      if (mine !== asked) return;
+      page = got;
+      draw();
+      if (focus) (focus.disabled ? tbody.querySelector('button') : focus)?.focus();
+    } catch (err) {
+      if (mine === asked) shown.textContent = `Could not list the rows: ${err?.message ?? err}`;
+    } finally {
+      if (mine === asked) table.removeAttribute('aria-busy');
     }
-    first = 0;
-    draw();
+  }
+
+  function refresh() {
+    filter = {
+      status: status.node.value || undefined,
+      tool: tool.node.value === '' ? undefined : summary.tools[Number(tool.node.value)],
+      builder: builder.node.value === '' ? undefined : summary.builders[Number(builder.node.value)],
+      q: search.value.trim() || undefined,
+    };
+    load(0);
   }
 
   function draw() {
-    const last = Math.min(first + PAGE, matching.length);
-    const trs = [];
-    for (let i = first; i < last; i++) trs.push(...tableRow(rows[matching[i]]));
-    tbody.replaceChildren(...trs);
-    const n = last - first;
-    const range = n ? `rows ${num(first + 1)}–${num(last)}` : 'no rows';
-    shown.textContent = matching.length === rows.length
-      ? `Showing ${range} of ${plural(rows.length, 'row')}, in priority order.`
-      : `Showing ${range} of ${num(matching.length)} matching ${matching.length === 1 ? 'row' : 'rows'} (${num(rows.length)} in all).`;
-    pager.hidden = matching.length <= PAGE;
+    const { first, matching, rows } = page;
+    const last = first + rows.length;
+    tbody.replaceChildren(...rows.flatMap((row) => tableRow(row)));
+    const range = rows.length ? `rows ${num(first + 1)}–${num(last)}` : 'no rows';
+    shown.textContent = matching === summary.total
+      ? `Showing ${range} of ${plural(summary.total, 'row')}, in priority order.`
+      : `Showing ${range} of ${num(matching)} matching ${matching === 1 ? 'row' : 'rows'} (${num(summary.total)} in all).`;
+    pager.hidden = matching <= PAGE;
     prev.disabled = first === 0;
-    next.disabled = last >= matching.length;
-    where.textContent = `Page ${num(Math.floor(first / PAGE) + 1)} of ${num(Math.ceil(matching.length / PAGE))}`;
+    next.disabled = last >= matching;
+    where.textContent = `Page ${num(Math.floor(first / PAGE) + 1)} of ${num(Math.max(1, Math.ceil(matching / PAGE)))}`;
   }
-  const turn = (by, button) => {
-    first = Math.max(0, Math.min(first + by, (Math.ceil(matching.length / PAGE) - 1) * PAGE));
-    draw();
-    // Keep the keyboard where it was unless that button just became disabled.
-    (button.disabled ? tbody.querySelector('button') : button)?.focus();
-  };
-  prev.addEventListener('click', () => turn(-PAGE, prev));
-  next.addEventListener('click', () => turn(PAGE, next));
+  prev.addEventListener('click', () => load(page.first - PAGE, prev));
+  next.addEventListener('click', () => load(page.first + PAGE, next));
 
   function tableRow(row) {
     const detailId = `d-${Math.random().toString(36).slice(2, 10)}`;
@@ -328,14 +312,10 @@ function rowsTable(data) {
     return [tr, detail];
   }
 
-  refresh();
-  setTimeout(indexSome, 0);
+  draw();
   return el('div', { class: 'rows' },
     filters, shown,
-    el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Rows' },
-      el('table', { class: 'rows-table' },
-        el('thead', {}, el('tr', {}, COLUMNS.map((h, i) => el('th', { scope: 'col', class: NUMERIC.has(h) ? 'num' : null }, i === 0 ? el('span', { class: 'visually-hidden' }, 'details') : h)))),
-        tbody)),
+    el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Rows' }, table),
     pager);
 }
 
@@ -405,10 +385,11 @@ function problemLines(data) {
 }
 
 /**
- * The report section for one file. `meta`: { bytes, ms, large, endsWithNewline };
- * `requestExport(kind)` resolves to the package's JSON or JSONL rendering.
+ * The report section for one file: `data` is the report without its rows; `rows` is
+ * { summary, page, query } (see rowsTable); `meta`: { bytes, ms, large, endsWithNewline };
+ * `requestExport(kind)` resolves to the JSON, JSONL or CSV text.
  */
-export function renderReport(name, data, meta, requestExport) {
+export function renderReport(name, data, meta, rows, requestExport) {
   const verdict = verdictText(data);
   const notes = inputNotes(data, meta);
   return el('section', { class: 'report', 'aria-label': `Report for ${name}` },
@@ -423,7 +404,7 @@ export function renderReport(name, data, meta, requestExport) {
       histogram(data, { caption: 'Share of observed bytes cut, per tool span' }),
       el('div', { class: 'side-tables' }, builderTable(data), toolTable(data))),
     el('h3', {}, 'Tool spans, most urgent first'),
-    rowsTable(data),
+    rowsTable(rows),
     el('h3', {}, 'Parents hiding a failure'),
     rollupList(data),
     el('h3', {}, 'Lines that are not tool spans'),
