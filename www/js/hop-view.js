@@ -90,7 +90,7 @@ export function initHopView(root) {
           el('strong', {}, entry.inspect), `. Route the review to ${entry.owner}.`)),
       scrollBox('The three boundaries', el('table', { class: 'mini boundaries' },
         el('caption', {}, 'The three boundaries'),
-        el('thead', {}, el('tr', {}, ['boundary', 'sha256 (raw bytes)', 'length (bytes)', 'sha256 (canonical JSON)'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('thead', {}, el('tr', {}, ['boundary', 'sha256 (raw bytes)', 'length (bytes)', 'sha256 (canonical JSON)'].map((h, i) => el('th', { scope: 'col', class: i === 2 ? 'num' : null }, h)))),
         el('tbody', {},
           [['process', r.process_sha256, r.process_len, r.process_canonical_sha256], ['adapter', r.adapter_sha256, r.adapter_len, r.adapter_canonical_sha256], ['model', r.model_sha256, r.model_len, undefined]]
             .map(([name, digest, len, canonical]) => el('tr', { 'data-boundary': name },

@@ -338,7 +338,7 @@ function builderTable(data) {
   if (!data.builders.length) return null;
   return el('table', { class: 'mini' },
     el('caption', {}, 'Prompt builder versions: compare builders before comparing models'),
-    el('thead', {}, el('tr', {}, ['builder', 'spans', 'silent clips', 'per 100 spans'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['builder', 'spans', 'silent clips', 'per 100 spans'].map((h, i) => el('th', { scope: 'col', class: i ? 'num' : null }, h)))),
     el('tbody', {}, data.builders.map((b) => el('tr', {},
       el('th', { scope: 'row' }, b.prompt_builder_version ?? '(none)'),
       el('td', { class: 'num' }, num(b.spans)),
@@ -350,7 +350,7 @@ function toolTable(data) {
   if (!data.tools.length) return null;
   return el('table', { class: 'mini' },
     el('caption', {}, 'Tools: a drop in median injected bytes often ships with a new cap'),
-    el('thead', {}, el('tr', {}, ['tool', 'spans', 'median observed bytes', 'median injected bytes'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['tool', 'spans', 'median observed bytes', 'median injected bytes'].map((h, i) => el('th', { scope: 'col', class: i ? 'num' : null }, h)))),
     el('tbody', {}, data.tools.map((t) => el('tr', {},
       el('th', { scope: 'row' }, t.name),
       el('td', { class: 'num' }, num(t.spans)),
