@@ -53,6 +53,7 @@ test('a text file that is not span JSONL, an empty file and a cut-off last line 
     assert.equal(await verdict.getAttribute('class'), 'verdict none', name);
     assert.doesNotMatch(await verdict.textContent(), /whole or declared|trustworthy \(exit code 0\)/, name);
     assert.match(await jobFor(page, name).locator('.state-text').textContent(), /0 tool spans, nothing was checked\.$/, name);
+    assert.equal(await reportFor(page, name).locator('svg.histogram, table.rows-table').count(), 0, `${name}: no empty chart or table`);
   }
 
   const cut = reportFor(page, 'cut.jsonl');

@@ -400,13 +400,16 @@ export function renderReport(name, data, meta, rows, requestExport) {
       el('span', { class: 'icon', 'aria-hidden': 'true' }, n.kind === 'info' ? 'ℹ' : '⚠'), ' ', n.text)),
     summary(data, meta),
     exports(name, data, requestExport),
-    el('div', { class: 'charts' },
-      histogram(data, { caption: 'Share of observed bytes cut, per tool span' }),
-      el('div', { class: 'side-tables' }, builderTable(data), toolTable(data))),
-    el('h3', {}, 'Tool spans, most urgent first'),
-    rowsTable(rows),
-    el('h3', {}, 'Parents hiding a failure'),
-    rollupList(data),
+    // With no tool span there is no histogram, table or rollup to show: empty ones would
+    // only look like a report of nothing wrong.
+    verdict.kind === 'none' ? null : [
+      el('div', { class: 'charts' },
+        histogram(data, { caption: 'Share of observed bytes cut, per tool span' }),
+        el('div', { class: 'side-tables' }, builderTable(data), toolTable(data))),
+      el('h3', {}, 'Tool spans, most urgent first'),
+      rowsTable(rows),
+      el('h3', {}, 'Parents hiding a failure'),
+      rollupList(data)],
     el('h3', {}, 'Lines that are not tool spans'),
     problemLines(data));
 }
