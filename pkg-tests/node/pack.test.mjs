@@ -70,6 +70,27 @@ test('text reaches the packer whole: non-ASCII at both ends, surrogate pairs, an
   assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: null }), (e) => e.code === 'invalid_argument');
 });
 
+test('segments: true returns the cut text and segments in UTF-16 offsets JavaScript can slice with', () => {
+  // Non-ASCII before, inside and after the cut (é: 2 UTF-8 bytes, 末: 3, 💥: 4 and 2 UTF-16 units).
+  const text = `é ${GH} 💥\n${'末 line of the log ünïcödé\n'.repeat(40)}done 💥\n`;
+  const packed = toolslice.pack({ tool: 'get_logs', callId: 'c9', text }, { limit: 120, unit: 'chars', kind: 'text', segments: true });
+  assert.equal(packed.envelope.truncated, true);
+  const { cut, envelope } = packed;
+  assert.equal(cut.offsets, 'utf16');
+  assert.ok(!cut.source.includes(GH.slice(4, 12)), 'the cut text is the redacted text');
+  let at = 0;
+  for (const s of cut.segments) {
+    assert.equal(s.output[0], at, 'the segments tile the content');
+    at = s.output[1];
+    if (s.kind === 'kept') assert.equal(envelope.content.slice(...s.output), cut.source.slice(...s.source));
+  }
+  assert.equal(at, envelope.content.length);
+  assert.ok(cut.segments.some((s) => s.kind === 'kept' && /💥|末|é/.test(envelope.content.slice(...s.output))));
+  assert.deepEqual(cut.redacted.map((r) => cut.source.slice(...r)), packed.receipts.map((r) => r.replacement));
+  // Without the option nothing extra crosses the boundary.
+  assert.equal(toolslice.pack({ tool: 'get_logs', callId: 'c9', text }, { limit: 120, unit: 'chars' }).cut, undefined);
+});
+
 test('errors carry stable codes', () => {
   assert.throws(() => toolslice.pack({ tool: 't', callId: 'c' }), (e) => e.code === 'invalid_argument');
   assert.throws(() => toolslice.pack({ tool: 't', callId: 'c', text: 42 }), (e) => e.code === 'invalid_argument' && /text must be a string/.test(e.message));

@@ -65,6 +65,10 @@ test('the examples: span records and hop rows with policy drift, as the CLI comp
   assert.deepEqual(await manifestShown(page, 'only-left'), spans.only_left);
   assert.deepEqual(await manifestShown(page, 'only-right'), spans.only_right);
   assert.equal(spans.only_left.length, 1);
+  // Pass or fail is the package's `differs` (what makes `toolslice diff` exit 1), not the page's.
+  const differs = async () => page.locator('.diff-results .verdict').getAttribute('data-differs');
+  assert.equal(await differs(), String(toolslice.diffRuns(l1, r1).differs));
+  assert.equal(await differs(), 'true');
 
   await page.getByRole('button', { name: 'two runs of hop rows' }).click();
   await page.waitForSelector('table.hop-compare');
@@ -73,10 +77,19 @@ test('the examples: span records and hop rows with policy drift, as the CLI comp
   const rows = await page.locator('table.hop-compare tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td, i) => (i === 0 ? td.textContent.replace(/^[^a-z]+/, '') : td.textContent))));
   assert.deepEqual(rows.map((r) => [r[0], r[1]]), cmp.rows.map((r) => [r.verdict, r.tool_call_id]));
   assert.deepEqual(cmp.rows.map((r) => r.verdict).sort(), ['changed', 'policy_drift']);
+  assert.equal(await differs(), String(toolslice.diffRuns(l2, r2).differs));
   const drift = rows.find((r) => r[0] === 'policy_drift');
   assert.equal(drift[5], '$.token: bearer-v1 → bearer-v2');
   assert.match(await page.locator('.diff-results .verdict').textContent(),
     new RegExp(`${cmp.same} same, ${cmp.changed} changed, ${cmp.policy_drift} policy drift, ${cmp.only_left} only left, ${cmp.only_right} only right`));
+  // Policy drift alone is not a difference (a redaction rule changed, not the model): pass.
+  const [dl, dr] = [`${l2.split('\n')[0]}\n`, `${r2.split('\n')[0]}\n`];
+  assert.equal(toolslice.diffRuns(dl, dr).differs, false);
+  await page.getByLabel('Left run (the one you kept)').fill(dl);
+  await page.getByLabel('Right run (the new one)').fill(dr);
+  await page.waitForFunction(() => document.querySelector('.diff-results .verdict')?.textContent.includes('1 policy drift'));
+  assert.equal(await differs(), 'false');
+  assert.equal(await page.locator('.diff-results .verdict').getAttribute('class'), 'verdict pass');
   assert.deepEqual(errors, []);
 });
 

@@ -75,7 +75,7 @@ test('picked files and pasted text are checked like dropped ones', async (t) => 
   await assertMatchesCli(reportFor(page, 'picked run.jsonl'), JSON.parse(cli(['--json', picked])), 'picked');
 
   const text = readFileSync(`${FIXTURES}clipped.jsonl`, 'utf8');
-  await page.getByLabel('…or paste span JSONL').fill(text);
+  await page.getByLabel(/^…or paste a run: span JSONL, OTLP JSON, Langfuse, OpenAI Agents SDK or Vercel AI SDK$/).fill(text);
   await page.getByRole('button', { name: 'Check pasted text' }).click();
   await reportFor(page, 'pasted text 1').waitFor();
   await assertMatchesCli(reportFor(page, 'pasted text 1'), JSON.parse(cli(['--json', `${FIXTURES}clipped.jsonl`])), 'pasted');

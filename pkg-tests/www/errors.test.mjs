@@ -46,6 +46,16 @@ test('a text file that is not span JSONL, an empty file and a cut-off last line 
   assert.match(await reportFor(page, 'empty.jsonl').locator('.note.error').textContent(), /This file is empty/);
   assert.match(await reportFor(page, 'turns.jsonl').locator('.note.error').textContent(), /No tool spans here: 1 record was read but none is a tool span, so nothing can be checked/);
 
+  // No tool span at all: the verdict says nothing was checked, never "trustworthy".
+  for (const name of ['notes.csv', 'empty.jsonl', 'turns.jsonl']) {
+    const verdict = reportFor(page, name).locator('.verdict');
+    assert.match(await verdict.textContent(), /^∅Nothing was checked/, name);
+    assert.equal(await verdict.getAttribute('class'), 'verdict none', name);
+    assert.doesNotMatch(await verdict.textContent(), /whole or declared|trustworthy \(exit code 0\)/, name);
+    assert.match(await jobFor(page, name).locator('.state-text').textContent(), /0 tool spans, nothing was checked\.$/, name);
+    assert.equal(await reportFor(page, name).locator('svg.histogram, table.rows-table').count(), 0, `${name}: no empty chart or table`);
+  }
+
   const cut = reportFor(page, 'cut.jsonl');
   assert.match(await cut.locator('.note.warn').textContent(), /The last line \(2\) stops in the middle of a record: the export or upload may have been cut off/);
   assert.equal(await cut.locator('.note.error').count(), 0, 'one good span: it is a span file');

@@ -87,15 +87,26 @@ export function cli(args) {
   return toolsliceCli(['check', ...args]);
 }
 
-/** Every row the table shows (pressing "Show more" until all are listed), as cell texts. */
+/**
+ * Waits until the rows table shows the answer to the last filter or page asked for (the
+ * rows are served a page at a time by the check worker, so the table is briefly busy).
+ */
+export async function rowsSettled(section) {
+  await section.locator('table.rows-table:not([aria-busy])').waitFor();
+}
+
+/** Every row the table lists (turning its pages until the last), as cell texts. */
 export async function allRows(section) {
-  for (;;) {
-    const more = section.locator('.rows button.more');
-    if (!(await more.isVisible())) break;
-    await more.click();
-  }
-  return section.locator('tbody tr.row').evaluateAll((rows) =>
+  const cells = () => section.locator('tbody tr.span-row').evaluateAll((rows) =>
     rows.map((tr) => [...tr.children].slice(1).map((td) => td.textContent.trim())));
+  const next = section.locator('.rows .pager button.page-next');
+  const all = await cells();
+  while ((await next.isVisible()) && (await next.isEnabled())) {
+    await next.click();
+    await rowsSettled(section);
+    all.push(...await cells());
+  }
+  return all;
 }
 
 /** The summary figures as { label: text }. */
@@ -104,13 +115,16 @@ export async function figures(section) {
     nodes.map((n) => [n.querySelector('dt').textContent.replace(/^[^a-z]+/, '').trim(), n.querySelector('dd').textContent.trim()])));
 }
 
-/** Writes a span JSONL file of about `size` bytes; every `silentEvery`th span is a silent clip. */
-export async function writeSpanFile(path, { size, silentEvery = 997 }) {
+/**
+ * Writes a span JSONL file of about `size` bytes, or of exactly `spans` tool spans; every
+ * `silentEvery`th span is a silent clip.
+ */
+export async function writeSpanFile(path, { size = Infinity, spans = Infinity, silentEvery = 997 }) {
   const out = createWriteStream(path);
   let n = 0;
   let written = 0;
   let batch = [];
-  while (written < size) {
+  while (written < size && n < spans) {
     n++;
     const silent = n % silentEvery === 0;
     const observed = 1000 + (n % 5000);

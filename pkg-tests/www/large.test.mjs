@@ -68,7 +68,7 @@ test('a large file shows progress, stays responsive and matches the CLI in flagg
   assert.match(await section.locator('.note.info').textContent(), /flagged-only mode/);
   assert.match(await section.locator('.rows .shown').textContent(), new RegExp(`of ${expected.rows.length.toLocaleString('en')} rows`));
   // The page caps the rows it draws: the table lists the first page, not every row.
-  assert.equal(await section.locator('tbody tr.row').count(), Math.min(200, expected.rows.length));
+  assert.equal(await section.locator('tbody tr.span-row').count(), Math.min(200, expected.rows.length));
   assert.equal(expected.rows.length, expected.counts.silent_clip);
   await job.screenshot({ path: artifact('check-large.png') });
   assert.deepEqual(errors, []);

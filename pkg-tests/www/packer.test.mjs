@@ -92,3 +92,63 @@ test('moving the slider to a large limit makes get_logs whole; edits update live
   assert.deepEqual(errors, []);
   assert.deepEqual(outside, []);
 });
+
+test('all three seed examples side by side: envelope, the span record pack emitted, and its check verdict', async (t) => {
+  const { page, errors, outside } = await openPage(t, { hash: '#packer', viewport: { width: 1280, height: 900 } });
+  const cards = page.locator('article.seed-card');
+  await cards.nth(2).waitFor();
+  const want = {
+    get_job: { callId: 'call_1', kind: 'json', truncated: false, status: 'ok' },
+    get_logs: { callId: 'call_2', kind: 'text', truncated: true, status: 'clipped' },
+    ping: { callId: 'call_3', kind: 'text', truncated: false, status: 'ok' },
+  };
+  assert.deepEqual(await cards.evaluateAll((n) => n.map((c) => c.dataset.seed)), Object.keys(want));
+  const boxes = await cards.evaluateAll((n) => n.map((c) => c.getBoundingClientRect().top));
+  assert.ok(boxes.every((top) => Math.abs(top - boxes[0]) < 1), 'side by side at laptop width');
+  for (const [name, w] of Object.entries(want)) {
+    const card = page.locator(`article.seed-card[data-seed="${name}"]`);
+    const env = JSON.parse(await card.locator('pre.seed-envelope').textContent());
+    const span = JSON.parse(await card.locator('pre.seed-span').textContent());
+    // The page's seed text, run through the package here: the same envelope and span.
+    const text = name === 'get_job' ? '{"id":"job_42","status":"done","rows":118}' : name === 'ping' ? 'pong' : null;
+    if (text) {
+      const packed = toolslice.pack({ tool: name, callId: w.callId, text }, { limit: 80, unit: 'chars', kind: w.kind });
+      assert.deepEqual(env, JSON.parse(JSON.stringify(packed.envelope)), name);
+      assert.deepEqual(span, JSON.parse(JSON.stringify(packed.span)), name);
+    }
+    assert.equal(env.truncated, w.truncated, name);
+    assert.equal(await card.locator('p.gate').getAttribute('data-truncated'), String(w.truncated), name);
+    // The verdict shown is check's verdict on exactly that span record.
+    const report = toolslice.checkSpans(`${JSON.stringify(span)}\n`).toJSON();
+    assert.equal(report.rows[0].status, w.status, name);
+    const verdict = card.locator('p.check-verdict');
+    assert.equal(await verdict.getAttribute('data-status'), report.rows[0].status, name);
+    assert.equal(await verdict.getAttribute('data-exit-code'), String(report.exit_code), name);
+    assert.match(await verdict.textContent(), new RegExp(`toolslice check: . ${w.status} .*exit code 0\\.$`), name);
+  }
+  // Moving the limit moves all three: at 2,000 characters get_logs is whole too.
+  const slider = page.getByLabel(/^Limit/);
+  await slider.focus();
+  await slider.press('End');
+  await page.waitForFunction(() => document.querySelector('article.seed-card[data-seed="get_logs"] p.gate')?.dataset.truncated === 'false');
+  assert.equal(await page.locator('article.seed-card[data-seed="get_logs"] p.check-verdict').getAttribute('data-status'), 'clipped', 'whole but redacted: a declared change');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(outside, []);
+});
+
+test("the original's kept, omitted and redacted stretches are the ones pack returned", async (t) => {
+  const { page, errors } = await openPage(t, { hash: '#packer' });
+  await pick(page, 'get_logs');
+  const text = await page.getByLabel('Tool output (editable)').inputValue();
+  const { cut, envelope } = toolslice.pack({ tool: 'get_logs', callId: 'call_2', text }, { limit: 80, unit: 'chars', kind: 'text', segments: true });
+  const kept = cut.segments.filter((s) => s.kind === 'kept').map((s) => cut.source.slice(...s.source));
+  const shown = await page.locator('.packer-source').evaluate((pre) => [...pre.children].map((n) => [n.tagName.toLowerCase(), n.textContent]));
+  assert.equal(shown.map(([, s]) => s).join(''), cut.source, 'the whole redacted result, in order');
+  assert.deepEqual(shown.filter(([tag]) => tag === 'mark').map(([, s]) => s), kept);
+  assert.deepEqual(await page.locator('.packer-source span.redacted').allTextContents(), cut.redacted.map((r) => cut.source.slice(...r)));
+  assert.match(await page.locator('.packer-source span.redacted').first().textContent(), /^\[REDACTED:github_token\]$/);
+  const markers = cut.segments.filter((s) => s.kind === 'marker').map((s) => envelope.content.slice(...s.output));
+  assert.equal(await page.locator('.packer-marker').textContent(), `Marker: ${markers.join(' · ')}`);
+  assert.doesNotMatch(await page.locator('#view-packer').textContent(), /differs slightly/);
+  assert.deepEqual(errors, []);
+});

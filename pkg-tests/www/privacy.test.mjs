@@ -56,11 +56,12 @@ test('a whole session requests nothing but the page\'s own files', async (t) => 
   await page.waitForTimeout(300);
   assert.deepEqual(outside, [], 'the browser asked for something off the page origin');
   assert.ok(requests.every((p) => OWN_FILE.test(p)), requests.join(' '));
-  // After load, the only fetches are the check worker, its check-only module, and the full
-  // package (for the diff, hop and packer views): own files.
+  // After load, the only fetches are the check worker and the modules it imports (its row
+  // store and CSV), its check-only module, and the full package (for the diff, hop and
+  // packer views): own files.
   const later = new Set(requests.slice(loaded));
   assert.ok(later.has('/js/check-worker.js') && later.has('/pkg/check/toolslice_bg.wasm') && later.has('/pkg/toolslice_bg.wasm'), [...later].join(' '));
-  const expected = ['/js/check-worker.js', '/pkg/check/toolslice.js', '/pkg/check/toolslice_bg.wasm', '/pkg/toolslice.js', '/pkg/toolslice_bg.wasm'];
+  const expected = ['/js/check-worker.js', '/js/rows.js', '/js/csv.js', '/pkg/check/toolslice.js', '/pkg/check/toolslice_bg.wasm', '/pkg/toolslice.js', '/pkg/toolslice_bg.wasm'];
   assert.deepEqual([...later].filter((p) => !expected.includes(p)), []);
   assert.ok(blobs.length <= 3, 'downloads are blob: URLs made in the page');
   assert.deepEqual(errors, []);

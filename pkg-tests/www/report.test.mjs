@@ -1,5 +1,5 @@
 // The report's controls: status, tool and builder filters and text search select exactly
-// the rows the CLI's report says they should; "Show more" pages through a long table; a
+// the rows the CLI's report says they should; the table is paged (Previous / Next rows); a
 // row's detail shows the injected slice before the observed body; the JSON and JSONL exports
 // are the package's renderings (equal to the CLI's output) and the CSV holds every row.
 import test from 'node:test';
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPage, dropFiles, reportFor, cli, artifact } from './helpers.mjs';
+import { openPage, dropFiles, reportFor, cli, artifact, rowsSettled } from './helpers.mjs';
 
 // The CSV header the page promises: the row fields of the JSON report, in this order.
 const CSV_COLUMNS = [
@@ -56,22 +56,34 @@ async function setup(t) {
   return { ...ctx, section };
 }
 
-const shownIds = (section) => section.locator('tbody tr.row td:nth-child(4)').allTextContents();
+const shownIds = (section) => section.locator('tbody tr.span-row td:nth-child(4)').allTextContents();
 const shownText = (section) => section.locator('.rows .shown').textContent();
 
 test('filters and search select the rows the report says they should', async (t) => {
   const { section, errors } = await setup(t);
   assert.equal(expected.rows.length, 450);
-  assert.match(await shownText(section), /^Showing 200 of 450 rows, in priority order\.$/);
-  assert.equal(await section.locator('tbody tr.row').count(), 200, 'the table draws one page of rows');
-  await section.getByRole('button', { name: /Show 200 more/ }).click();
-  assert.equal(await section.locator('tbody tr.row').count(), 400);
-  await section.getByRole('button', { name: /Show 50 more/ }).click();
-  assert.equal(await section.locator('tbody tr.row').count(), 450);
-  assert.ok(await section.locator('.rows button.more').isHidden());
-
   const ids = (rows) => rows.map((r) => r.span_id);
-  const pick = async (label, option) => section.getByLabel(label, { exact: true }).selectOption({ label: option });
+  assert.match(await shownText(section), /^Showing rows 1–200 of 450 rows, in priority order\.$/);
+  assert.equal(await section.locator('tbody tr.span-row').count(), 200, 'the table draws one page of rows');
+  const [prev, next] = [section.getByRole('button', { name: 'Previous rows' }), section.getByRole('button', { name: 'Next rows' })];
+  assert.ok(await prev.isDisabled());
+  await next.click();
+  await rowsSettled(section);
+  assert.match(await shownText(section), /^Showing rows 201–400 of 450 rows/);
+  assert.deepEqual(await shownIds(section), ids(expected.rows).slice(200, 400), 'page 2 holds the next rows in priority order');
+  await next.click();
+  await rowsSettled(section);
+  assert.deepEqual(await shownIds(section), ids(expected.rows).slice(400), 'the last page holds the rest');
+  assert.ok(await next.isDisabled());
+  assert.match(await section.locator('.pager .page-where').textContent(), /^Page 3 of 3$/);
+  await prev.click();
+  await rowsSettled(section);
+  assert.match(await shownText(section), /^Showing rows 201–400 of 450 rows/);
+
+  const pick = async (label, option) => {
+    await section.getByLabel(label, { exact: true }).selectOption({ label: option });
+    await rowsSettled(section);
+  };
 
   for (const status of ['silent_clip', 'incomplete', 'hash_mismatch', 'clipped']) {
     const want = expected.rows.filter((r) => r.status === status);
@@ -86,21 +98,36 @@ test('filters and search select the rows the report says they should', async (t)
   await pick('builder', 'cap-v4');
   const grepV4 = expected.rows.filter((r) => r.name === 'grep' && r.prompt_builder_version === 'cap-v4');
   assert.deepEqual(await shownIds(section), ids(grepV4));
-  assert.match(await shownText(section), new RegExp(`^Showing ${grepV4.length} of ${grepV4.length} matching rows \\(450 in all\\)\\.$`));
+  assert.match(await shownText(section), new RegExp(`^Showing rows 1–${grepV4.length} of ${grepV4.length} matching rows \\(450 in all\\)\\.$`));
+  assert.ok(await section.locator('.pager').isHidden(), 'one page needs no pager');
 
   await pick('tool', 'all tools');
   await pick('builder', 'all builders');
   const search = section.getByLabel('search');
   await search.fill('TOOL-137');
-  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length === 1);
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.span-row').length === 1);
   assert.deepEqual(await shownIds(section), ['tool-137']);
   await search.fill('inj12'); // a hash: sha256_injected of tool-12 and tool-120..129
-  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length !== 1);
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.span-row').length !== 1);
   const byHash = expected.rows.filter((r) => (r.sha256_injected ?? '').includes('inj12'));
   assert.deepEqual((await shownIds(section)).sort(), ids(byHash).sort());
   await search.fill('no row has this text');
-  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.row').length === 0);
-  assert.match(await shownText(section), /^Showing 0 of 0 matching rows/);
+  await section.page().waitForFunction(() => document.querySelectorAll('tbody tr.span-row').length === 0);
+  assert.match(await shownText(section), /^Showing no rows of 0 matching rows/);
+  assert.deepEqual(errors, []);
+});
+
+test("the histogram draws the report's own clip_histogram, not bins of its own", async (t) => {
+  const { section, errors } = await setup(t);
+  const h = expected.clip_histogram;
+  const drawn = await section.locator('.histogram-figure table tbody tr').evaluateAll((rows) =>
+    rows.map((tr) => [tr.cells[0].textContent, Number(tr.cells[1].textContent.replaceAll(',', ''))]));
+  assert.deepEqual(drawn.map(([, n]) => n), [h.not_cut, ...h.bins]);
+  assert.equal(drawn[0][0], 'not cut');
+  assert.equal(drawn[10][0], '90–100%');
+  const unknown = expected.counts.total - h.not_cut - h.bins.reduce((a, b) => a + b, 0);
+  // Spans without both lengths have no ratio: said in words, when there are any.
+  assert.equal(await section.locator('.histogram-figure .hint').count(), unknown ? 1 : 0);
   assert.deepEqual(errors, []);
 });
 

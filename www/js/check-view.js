@@ -2,7 +2,7 @@
 // one after another as streams, reporting progress; each job shows its progress bar, a
 // cancel button, any error in plain words next to the file, and then its report.
 import { el, num, bytes, duration, announce } from './dom.js';
-import { renderReport } from './report-view.js';
+import { renderReport, verdictText } from './report-view.js';
 
 /** Files larger than this are always checked in flagged-only mode (bounded memory). */
 export const LARGE_FILE_BYTES = 64 * 1000 * 1000;
@@ -48,13 +48,16 @@ export function initCheckView() {
         job.state = 'done';
         showProgress(job, msg, true);
         const meta = { bytes: msg.bytes, ms: msg.ms, large: job.large, endsWithNewline: msg.endsWithNewline };
-        job.report = renderReport(job.name, msg.report, meta, (kind) => requestExport(job, kind));
+        const rows = { ...msg.rows, query: (filter, first) => requestRows(job, filter, first) };
+        job.report = renderReport(job.name, msg.report, meta, rows, (kind) => requestExport(job, kind));
         job.node.append(job.report);
-        setState(job, 'done', `Checked ${bytes(msg.bytes)} in ${duration(msg.ms)}: ${num(msg.report.counts.total)} tool spans` +
-          `${msg.report.exit_code ? ', not trustworthy' : ', nothing cut silently'}.`);
+        const kind = verdictText(msg.report).kind;
+        const outcome = { none: 'nothing was checked', fail: 'not trustworthy', pass: 'nothing cut silently' }[kind];
+        setState(job, 'done', `Checked ${bytes(msg.bytes)} in ${duration(msg.ms)}: ${num(msg.report.counts.total)} tool spans, ${outcome}.`);
         job.node.dataset.wasmMemory = String(msg.wasmMemory);
+        job.node.dataset.verdict = kind;
         job.cancel.hidden = true;
-        announce(status, `${job.name}: checked. ${msg.report.exit_code ? 'Not trustworthy.' : 'Nothing was cut silently.'}`);
+        announce(status, `${job.name}: checked, ${outcome}.`);
         break;
       }
       case 'cancelled':
@@ -64,8 +67,15 @@ export function initCheckView() {
         setState(job, 'cancelled', `Cancelled after ${bytes(msg.bytes)} of ${bytes(msg.total)}. Nothing was checked; drop the file again to start over.`);
         announce(status, `${job.name}: cancelled.`);
         break;
+      case 'rows':
+        job.rowWaiters?.get(msg.req)?.resolve(msg.page);
+        job.rowWaiters?.delete(msg.req);
+        break;
       case 'error':
-        if (job.exportWaiter) {
+        if (msg.req !== undefined && job.rowWaiters?.has(msg.req)) {
+          job.rowWaiters.get(msg.req).reject(new Error(msg.message));
+          job.rowWaiters.delete(msg.req);
+        } else if (job.exportWaiter) {
           job.exportWaiter.reject(new Error(msg.message));
           job.exportWaiter = null;
         } else fail(job, msg.message, msg.code);
@@ -77,6 +87,16 @@ export function initCheckView() {
       default:
         break;
     }
+  }
+
+  let nextReq = 1;
+  /** One page of the job's rows that pass `filter`, from the worker that holds them. */
+  function requestRows(job, filter, first) {
+    return new Promise((resolve, reject) => {
+      const req = nextReq++;
+      (job.rowWaiters ??= new Map()).set(req, { resolve, reject });
+      getWorker().postMessage({ type: 'rows', id: job.id, req, filter, first });
+    });
   }
 
   function requestExport(job, kind) {
@@ -191,7 +211,7 @@ export function initCheckView() {
   $('check-paste').addEventListener('click', () => {
     const text = $('paste').value;
     if (!text.trim()) {
-      announce(status, 'Paste some span JSONL first.');
+      announce(status, 'Paste a run first: span JSONL or one of the trace formats listed above.');
       $('paste').focus();
       return;
     }

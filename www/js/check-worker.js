@@ -4,17 +4,25 @@
 //
 // Messages in:  { type: 'check', id, file: Blob, flaggedOnly }
 //               { type: 'cancel', id }
-//               { type: 'export', id, kind: 'json' | 'jsonl' }   (the package's renderings)
+//               { type: 'export', id, kind: 'json' | 'jsonl' | 'csv' }   (the package's renderings; CSV from its rows)
+//               { type: 'rows', id, req, filter, first }   (one page of the rows that pass the filter)
 //               { type: 'free', id }
 // Messages out: { type: 'started' | 'progress', id, bytes, total, spans, lines, ms }
-//               { type: 'done', id, report, bytes, total, ms, endsWithNewline, wasmMemory }
+//               { type: 'done', id, report, rows, bytes, total, ms, endsWithNewline, wasmMemory }
+//                 (report without its rows; rows: { summary, page } — the first page)
+//               { type: 'rows', id, req, page: { first, matching, rows } }
 //               { type: 'cancelled', id, bytes, total }
 //               { type: 'error', id, code, message }
 //               { type: 'export', id, kind, text }
 //
+// The rows stay here: the main thread gets one page at a time (rows.js), so a report of
+// 100,000 tool spans never has to be cloned to it or scanned on it.
+//
 // It loads the package's check-only module (pkg/check/: the checker and the trace formats,
 // about 150 KB gzipped), not the full one the diff, hop and packer views use (about 375 KB).
 import init, { Checker } from '../pkg/check/toolslice.js';
+import { RowStore } from './rows.js';
+import { rowsToCsv } from './csv.js';
 
 const PROGRESS_EVERY_MS = 100;
 // A file's chunks are often already buffered, so `await reader.read()` resolves as a
@@ -32,6 +40,18 @@ const ready = init({ module_or_path: new URL('../pkg/check/toolslice_bg.wasm', i
 const queue = [];
 let current = null;
 const reports = new Map();
+/** id → RowStore of that report's rows. */
+const stores = new Map();
+
+/** Builds search texts for finished reports between messages, so the first search is quick. */
+function indexRows() {
+  for (const store of stores.values()) {
+    if (store.indexSome()) {
+      setTimeout(indexRows, 0);
+      return;
+    }
+  }
+}
 
 self.onmessage = (event) => {
   const msg = event.data;
@@ -56,13 +76,24 @@ self.onmessage = (event) => {
         self.postMessage({ type: 'error', id: msg.id, code: 'no_report', message: 'This report is no longer available; check the file again.' });
         break;
       }
-      const text = msg.kind === 'jsonl' ? report.jsonl() : report.json();
+      const text = msg.kind === 'csv' ? rowsToCsv(stores.get(msg.id).rows)
+        : msg.kind === 'jsonl' ? report.jsonl() : report.json();
       self.postMessage({ type: 'export', id: msg.id, kind: msg.kind, text });
+      break;
+    }
+    case 'rows': {
+      const store = stores.get(msg.id);
+      if (!store) {
+        self.postMessage({ type: 'error', id: msg.id, req: msg.req, code: 'no_report', message: 'This report is no longer available; check the file again.' });
+        break;
+      }
+      self.postMessage({ type: 'rows', id: msg.id, req: msg.req, page: store.query(msg.filter, msg.first) });
       break;
     }
     case 'free':
       reports.get(msg.id)?.free();
       reports.delete(msg.id);
+      stores.delete(msg.id);
       break;
     default:
       break;
@@ -128,7 +159,7 @@ async function check(job) {
           await reader.cancel().catch(() => {});
           throw Object.assign(new Error(
             'This is not a text file: it contains NUL bytes (a binary file, an archive, or text saved as UTF-16). ' +
-            'toolslice reads span JSONL: UTF-8 text with one JSON span record per line.',
+            'toolslice reads UTF-8 JSON text: span JSONL, OTLP JSON (GenAI or OpenInference), Langfuse, OpenAI Agents SDK or Vercel AI SDK exports.',
           ), { code: 'binary_file' });
         }
         sniffed += head.length;
@@ -155,8 +186,13 @@ async function check(job) {
     const report = checker.finish();
     const data = report.toJSON();
     reports.set(id, report);
+    const store = new RowStore(data.rows);
+    stores.set(id, store);
+    delete data.rows;
+    setTimeout(indexRows, 0);
     self.postMessage({
-      type: 'done', id, report: data, bytes, total, ms: performance.now() - started,
+      type: 'done', id, report: data, rows: { summary: store.summary(), page: store.query({}) },
+      bytes, total, ms: performance.now() - started,
       endsWithNewline: lastByte === 10 || bytes === 0, wasmMemory: wasm.memory.buffer.byteLength,
     });
   } finally {

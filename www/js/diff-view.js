@@ -23,7 +23,7 @@ export function initDiffView(root) {
   root.append(
     el('p', { class: 'lead' }, 'Drop two runs to see what changed at the tool boundary: the spans only one run has, ',
       'and for hop rows, which boundary changed and whether a redaction rule changed (policy drift, not a model regression).'),
-    el('div', { class: 'row examples' }, el('span', {}, 'Examples made with the package: '),
+    el('div', { class: 'button-row examples' }, el('span', {}, 'Examples made with the package: '),
       el('button', { type: 'button', onclick: () => example('spans') }, 'two runs of span records'),
       el('button', { type: 'button', onclick: () => example('hops') }, 'two runs of hop rows')),
     el('div', { class: 'diff-inputs' }, left.node, right.node),
@@ -44,9 +44,11 @@ export function initDiffView(root) {
       // same function `toolslice diff` calls.
       const result = toolslice.diffRuns(texts[0], texts[1], { leftName: left.source() ?? 'left run', rightName: right.source() ?? 'right run' });
       const counts = [result.left_records, result.right_records];
-      if (result.kind === 'slices') results.replaceChildren(renderSlices(result.diff));
-      else if (result.kind === 'hops') results.replaceChildren(renderHops(result.diff, counts));
-      else results.replaceChildren(renderManifest(result.diff, counts));
+      // Pass or fail is the package's `differs` (what makes `toolslice diff` exit 1); the
+      // views below only say it in words and list what the comparison found.
+      if (result.kind === 'slices') results.replaceChildren(renderSlices(result.diff, result.differs));
+      else if (result.kind === 'hops') results.replaceChildren(renderHops(result.diff, counts, result.differs));
+      else results.replaceChildren(renderManifest(result.diff, counts, result.differs));
     } catch (err) {
       results.replaceChildren(el('p', { class: 'file-error', role: 'alert' }, el('span', { class: 'icon', 'aria-hidden': 'true' }, '✖'), ' ', err.message));
     }
@@ -55,11 +57,11 @@ export function initDiffView(root) {
 }
 
 /** compareSpanRuns: same observed hash, different injected slice; builder changes. */
-function renderSlices(cmp) {
+function renderSlices(cmp, differs) {
   const name = (b) => b ?? '(none)';
   const parts = [
-    el('p', { class: cmp.injected_changed.length || cmp.builder_changed ? 'verdict fail' : 'verdict pass' },
-      el('span', { class: 'icon', 'aria-hidden': 'true' }, cmp.injected_changed.length || cmp.builder_changed ? '✖' : '✔'), ' ',
+    el('p', { class: differs ? 'verdict fail' : 'verdict pass', 'data-differs': String(differs) },
+      el('span', { class: 'icon', 'aria-hidden': 'true' }, differs ? '✖' : '✔'), ' ',
       `${cmp.injected_changed.length} tool call(s) observed the same bytes but injected a different slice; ` +
       `${cmp.unchanged} unchanged, ${cmp.only_left} only in the left run, ${cmp.only_right} only in the right run.`),
     el('p', {}, `Builder versions: ${cmp.left_builders.map(name).join(', ') || '—'} → ${cmp.right_builders.map(name).join(', ') || '—'}`,
@@ -111,10 +113,9 @@ function manifestTable(caption, sign, entries, cls) {
       : el('tr', {}, el('td', { colspan: 5, class: 'hint' }, 'none')))));
 }
 
-function renderManifest(diff, counts) {
-  const changed = diff.only_left.length + diff.only_right.length;
+function renderManifest(diff, counts, changed) {
   return el('div', {},
-    el('div', { class: `verdict ${changed ? 'fail' : 'pass'}` },
+    el('div', { class: `verdict ${changed ? 'fail' : 'pass'}`, 'data-differs': String(changed) },
       el('span', { class: 'icon', 'aria-hidden': 'true' }, changed ? '▲' : '✔'),
       el('p', {}, el('strong', {}, changed ? 'The tool boundary changed. ' : 'Same tool boundary. '),
         `${num(counts[0])} spans left, ${num(counts[1])} right; ${num(diff.only_left.length)} only left, ${num(diff.only_right.length)} only right. `,
@@ -123,10 +124,9 @@ function renderManifest(diff, counts) {
     manifestTable('Only in the right run', '+', diff.only_right, 'only-right'));
 }
 
-function renderHops(cmp, counts) {
-  const changed = cmp.changed + cmp.only_left + cmp.only_right;
+function renderHops(cmp, counts, changed) {
   return el('div', {},
-    el('div', { class: `verdict ${changed ? 'fail' : 'pass'}` },
+    el('div', { class: `verdict ${changed ? 'fail' : 'pass'}`, 'data-differs': String(changed) },
       el('span', { class: 'icon', 'aria-hidden': 'true' }, changed ? '▲' : '✔'),
       el('p', {}, el('strong', {}, changed ? 'Some tool calls changed. ' : 'No tool call changed. '),
         `${num(counts[0])} hop rows left, ${num(counts[1])} right: ${num(cmp.same)} same, ${num(cmp.changed)} changed, `,

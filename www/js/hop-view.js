@@ -52,7 +52,7 @@ export function initHopView(root) {
   root.append(
     el('p', { class: 'lead' }, 'Paste or drop the bytes one tool call had at each of its three boundaries. ',
       'One digest per boundary, plus the length there, tells which owner changed the bytes: the adapter, the prompt builder, or nobody.'),
-    el('div', { class: 'row examples' }, el('span', {}, 'Seed examples: '),
+    el('div', { class: 'button-row examples' }, el('span', {}, 'Seed examples: '),
       el('button', { type: 'button', onclick: () => example('wrap') }, 'wrap'),
       el('button', { type: 'button', onclick: () => example('shrink') }, 'shrink')),
     el('div', { class: 'hop-inputs' }, fields.process.node, fields.adapter.node, fields.model.node),
@@ -90,7 +90,7 @@ export function initHopView(root) {
           el('strong', {}, entry.inspect), `. Route the review to ${entry.owner}.`)),
       scrollBox('The three boundaries', el('table', { class: 'mini boundaries' },
         el('caption', {}, 'The three boundaries'),
-        el('thead', {}, el('tr', {}, ['boundary', 'sha256 (raw bytes)', 'length (bytes)', 'sha256 (canonical JSON)'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('thead', {}, el('tr', {}, ['boundary', 'sha256 (raw bytes)', 'length (bytes)', 'sha256 (canonical JSON)'].map((h, i) => el('th', { scope: 'col', class: i === 2 ? 'num' : null }, h)))),
         el('tbody', {},
           [['process', r.process_sha256, r.process_len, r.process_canonical_sha256], ['adapter', r.adapter_sha256, r.adapter_len, r.adapter_canonical_sha256], ['model', r.model_sha256, r.model_len, undefined]]
             .map(([name, digest, len, canonical]) => el('tr', { 'data-boundary': name },
@@ -104,7 +104,7 @@ export function initHopView(root) {
         el('tbody', {}, HOP_TABLE.map((e) => el('tr', { class: e === entry ? 'match' : null, 'aria-current': e === entry ? 'true' : null },
           el('td', {}, e === entry ? el('span', { class: 'icon', 'aria-hidden': 'true' }, '▶ ') : null, e.comparison),
           el('td', {}, e.signal), el('td', {}, e.inspect), el('td', { class: 'id' }, e.hop)))))),
-      el('div', { class: 'row' },
+      el('div', { class: 'button-row' },
         el('span', {}, 'The row, as ', el('code', {}, 'toolslice hop'), ' writes it:'),
         el('button', { type: 'button', class: 'small', onclick: () => download('mutation_hop.jsonl', `${JSON.stringify(r)}\n`, 'application/x-ndjson') }, 'Download the row')),
       el('pre', { class: 'preview json-row' }, JSON.stringify(r, null, 2)));

@@ -17,7 +17,7 @@ export function byteField({ id, label, hint, rows = 5, onchange }) {
     el('label', { for: id }, label),
     hint ? el('p', { class: 'hint' }, hint) : null,
     text, loaded,
-    el('div', { class: 'row' }, choose, clear, picker));
+    el('div', { class: 'button-row' }, choose, clear, picker));
 
   async function useFile(f) {
     file = { name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) };

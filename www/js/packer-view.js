@@ -1,16 +1,17 @@
 // The classroom packer (seed 004): a tool output, its kind and a limit → the package's
-// `pack` → the envelope the model reads. The kept and omitted regions of the (redacted)
-// original come from the package's `redact` and `truncate` segments. What to cut, what to
-// redact and what hint to give are the package's decisions; this file only calls and shows.
+// `pack` → the envelope the model reads, the span record the packer emitted, and the verdict
+// `check` gives that record: both ends of the mission in one place. The kept, omitted and
+// redacted stretches of the original are the ones `pack` itself returns (`segments: true`),
+// so what is shown is exactly what was packed. What to cut, what to redact, what hint to
+// give and how to judge the span are the package's decisions; this file only calls and shows.
 import { el, num, debounce } from './dom.js';
 import { loadToolslice } from './wasm.js';
+import { statusBadge, STATUS_INFO } from './report-view.js';
 
 /** The slider's unit: pack budgets the content in code points (Python's len). */
 export const UNIT = 'chars';
 export const START_LIMIT = 80;
 const KINDS = ['text', 'terminal', 'json', 'search', 'file'];
-/** pack's kind → truncate's kind, for the highlight of the original. */
-const TRUNCATE_KIND = { text: 'other', terminal: 'terminal', json: 'json', search: 'search', file: 'file' };
 
 /** A fake GitHub token planted in get_logs: never a real one, always redacted. */
 const FAKE_TOKEN = `ghp_${'A1b2C3d4E5f6G7h8'.repeat(2)}Z9y8`;
@@ -41,6 +42,7 @@ export function initPackerView(root) {
   const kind = el('select', { id: 'packer-kind' }, KINDS.map((k) => el('option', { value: k }, k)));
   const output = el('textarea', { id: 'packer-output', rows: '8', spellcheck: 'false' });
   const results = el('div', { class: 'packer-results', 'aria-live': 'polite' });
+  const seeds = el('div', { class: 'packer-seeds' });
   let callId = 'call_2';
 
   const showLimit = () => { limitValue.textContent = `${num(Number(limit.value))} characters`; };
@@ -59,46 +61,89 @@ export function initPackerView(root) {
 
   root.append(
     el('p', { class: 'lead' }, 'Limit 80 characters so you can see the cut. A small job result stays whole, a 200-character log is marked truncated and points at get_more, ping stays full. ',
-      'Change the limit and watch which side of the gate you land on.'),
+      'Change the limit and watch which side of the gate each lands on.'),
     el('p', { class: 'privacy packer-privacy' }, el('strong', {}, 'Nothing is sent to a server.'),
       ' The packer runs in this tab; the output you type never leaves it.'),
-    el('div', { class: 'row examples' }, el('span', {}, 'Seed examples: '),
-      Object.keys(EXAMPLES).map((name) => el('button', { type: 'button', 'data-example': name, onclick: () => example(name) }, name))),
     el('div', { class: 'packer-controls filters' },
-      el('span', { class: 'field grow' }, el('label', { for: 'packer-limit' }, 'Limit (characters, counted as code points)'), limit, limitValue),
-      el('span', { class: 'field' }, el('label', { for: 'packer-tool' }, 'tool name'), tool),
-      el('span', { class: 'field' }, el('label', { for: 'packer-kind' }, 'tool kind'), kind)),
-    el('div', { class: 'paste' }, el('label', { for: 'packer-output' }, 'Tool output (editable)'), output),
-    results);
+      el('span', { class: 'field grow' }, el('label', { for: 'packer-limit' }, 'Limit (characters, counted as code points)'), limit, limitValue)),
+    el('section', { class: 'packer-seeds-section', 'aria-labelledby': 'packer-seeds-title' },
+      el('h3', { id: 'packer-seeds-title' }, 'The three seed examples at this limit'),
+      seeds),
+    el('section', { class: 'packer-try', 'aria-labelledby': 'packer-try-title' },
+      el('h3', { id: 'packer-try-title' }, 'Try one: edit the output, the tool or its kind'),
+      el('div', { class: 'button-row examples' }, el('span', {}, 'Start from a seed example: '),
+        Object.keys(EXAMPLES).map((name) => el('button', { type: 'button', 'data-example': name, onclick: () => example(name) }, name))),
+      el('div', { class: 'filters' },
+        el('span', { class: 'field' }, el('label', { for: 'packer-tool' }, 'tool name'), tool),
+        el('span', { class: 'field' }, el('label', { for: 'packer-kind' }, 'tool kind'), kind)),
+      el('div', { class: 'paste' }, el('label', { for: 'packer-output' }, 'Tool output (editable)'), output),
+      results));
+
+  /** pack, then check on the span record pack emitted: the two ends of one tool call. */
+  function run(toolslice, input, packKind) {
+    const packed = toolslice.pack(input, { limit: Number(limit.value), unit: UNIT, kind: packKind, segments: true });
+    const report = toolslice.checkSpans(`${JSON.stringify(packed.span)}\n`);
+    try {
+      const data = report.toJSON();
+      return { packed, check: { exitCode: data.exit_code, row: data.rows[0] ?? null } };
+    } finally {
+      report.free();
+    }
+  }
 
   async function compute() {
     const toolslice = await loadToolslice();
-    const text = output.value;
-    const input = { tool: tool.value || 'tool', callId, text };
-    const options = { limit: Number(limit.value), unit: UNIT, kind: kind.value };
+    const at = limit.value;
     try {
-      const packed = toolslice.pack(input, options);
-      results.replaceChildren(render(packed, highlight(toolslice, input, options)));
+      const { packed, check } = run(toolslice, { tool: tool.value || 'tool', callId, text: output.value }, kind.value);
+      results.replaceChildren(render(packed, check));
     } catch (err) {
       results.replaceChildren(el('p', { class: 'file-error', role: 'alert' }, `Could not pack: ${err.message}`));
     }
-  }
-
-  /** The package's cut of the redacted original, for the kept/omitted highlight. */
-  function highlight(toolslice, input, options) {
-    try {
-      const red = toolslice.redact(input.text);
-      const cut = toolslice.truncate(red.text, {
-        budget: { [UNIT]: options.limit }, tool: input.tool, kind: TRUNCATE_KIND[options.kind],
-        header: options.kind === 'terminal', fetch: { id: input.callId, tool: 'get_more' },
-      });
-      return { source: red.text, cut };
-    } catch {
-      return null;
+    if (seeds.dataset.limit !== at) {
+      seeds.dataset.limit = at;
+      seeds.replaceChildren(...Object.entries(EXAMPLES).map(([name, ex]) => seedCard(toolslice, name, ex)));
     }
   }
 
-  function render(packed, hl) {
+  function seedCard(toolslice, name, ex) {
+    let shown;
+    try {
+      const { packed, check } = run(toolslice, { tool: ex.tool, callId: ex.callId, text: ex.text }, ex.kind);
+      const env = packed.envelope;
+      shown = [
+        gate(env),
+        el('h5', {}, 'Envelope: what the model reads'),
+        el('pre', { class: 'preview seed-envelope' }, JSON.stringify(env, null, 2)),
+        el('h5', {}, 'Span record the packer emitted'),
+        el('pre', { class: 'preview seed-span' }, JSON.stringify(packed.span, null, 2)),
+        checkVerdict(check),
+      ];
+    } catch (err) {
+      shown = [el('p', { class: 'file-error', role: 'alert' }, `Could not pack: ${err.message}`)];
+    }
+    return el('article', { class: 'seed-card', 'data-seed': name, 'aria-label': `Seed example ${name}` },
+      el('h4', {}, el('code', {}, ex.tool), ` (${ex.kind}, ${num([...ex.text].length)} characters)`),
+      ...shown);
+  }
+
+  function gate(env) {
+    return el('p', { class: `gate ${env.truncated ? 'cut' : 'whole'}`, 'data-truncated': String(env.truncated) },
+      el('span', { class: 'icon', 'aria-hidden': 'true' }, env.truncated ? '✂' : '✔'), ' ',
+      env.truncated ? 'Cut: truncated, with a hint to page.' : 'Whole: the model reads all of it.',
+      env.redacted ? ' A secret was redacted.' : '');
+  }
+
+  /** `check`'s verdict on the packer's span record, in its own words. */
+  function checkVerdict(check) {
+    const status = check.row?.status;
+    return el('p', { class: 'check-verdict', 'data-status': status ?? 'none', 'data-exit-code': String(check.exitCode) },
+      el('strong', {}, 'toolslice check: '),
+      status ? statusBadge(status) : 'no tool span',
+      status ? ` (${STATUS_INFO[status]?.words ?? ''}${check.row.clip_reason ? `; clip_reason ${check.row.clip_reason}` : ''}), exit code ${check.exitCode}.` : `, exit code ${check.exitCode}.`);
+  }
+
+  function render(packed, check) {
     const env = packed.envelope;
     return el('div', {},
       el('div', { class: `verdict ${env.truncated ? 'fail' : 'pass'}`, 'data-truncated': String(env.truncated) },
@@ -111,37 +156,47 @@ export function initPackerView(root) {
         el('div', { class: 'figure' }, el('dt', {}, 'limit (characters)'), el('dd', {}, num(Number(limit.value)))),
         el('div', { class: 'figure' }, el('dt', {}, 'omitted bytes'), el('dd', {}, num(env.omitted.bytes))),
         el('div', { class: 'figure' }, el('dt', {}, 'receipts (redactions)'), el('dd', {}, num(packed.receipts.length)))),
-      el('h3', {}, 'Hint'),
+      el('h4', {}, 'Hint'),
       el('p', { class: 'packer-hint' }, env.hint ?? (env.error ? `error: ${env.error}` : 'No hint: nothing was cut.')),
-      el('h3', {}, 'What the model reads (content)'),
+      el('h4', {}, 'What the model reads (content)'),
       el('pre', { class: 'preview packer-content' }, env.content),
-      original(hl, env),
-      el('h3', {}, 'The packed envelope'),
-      el('pre', { class: 'preview packer-envelope' }, JSON.stringify(env, null, 2)));
+      original(packed.cut, env),
+      el('div', { class: 'packer-ends' },
+        el('section', { 'aria-label': 'The packed envelope' },
+          el('h4', {}, 'The packed envelope'),
+          el('pre', { class: 'preview packer-envelope' }, JSON.stringify(env, null, 2))),
+        el('section', { 'aria-label': 'The span record and its check' },
+          el('h4', {}, 'The span record the packer emitted'),
+          el('pre', { class: 'preview packer-span' }, JSON.stringify(packed.span, null, 2)),
+          checkVerdict(check))));
   }
 
-  function original(hl, env) {
-    if (!hl) return null;
-    const { source, cut } = hl;
+  /** The text pack cut (after redaction), drawn from pack's own segments. */
+  function original(cut, env) {
+    if (!cut) return null;
+    const { source } = cut;
+    const kept = cut.segments.filter((s) => s.kind === 'kept' && s.source).map((s) => s.source);
+    const cuts = new Set([0, source.length]);
+    for (const [a, b] of [...kept, ...cut.redacted]) cuts.add(a).add(b);
+    const at = [...cuts].sort((a, b) => a - b);
+    const inside = (ranges, a, b) => ranges.some(([x, y]) => x <= a && b <= y);
     const parts = [];
-    let at = 0;
-    const kept = cut.segments.filter((s) => s.kind === 'kept' && s.source).map((s) => s.source).sort((a, b) => a[0] - b[0]);
-    for (const [from, to] of kept) {
-      if (from > at) parts.push(el('del', { class: 'omitted' }, source.slice(at, from)));
-      if (to > from) parts.push(el('mark', { class: 'kept' }, source.slice(Math.max(from, at), to)));
-      at = Math.max(at, to);
+    for (let i = 0; i + 1 < at.length; i++) {
+      const [a, b] = [at[i], at[i + 1]];
+      if (a === b) continue;
+      const piece = inside(cut.redacted, a, b) ? el('span', { class: 'redacted' }, source.slice(a, b)) : source.slice(a, b);
+      parts.push(inside(kept, a, b) ? el('mark', { class: 'kept' }, piece) : el('del', { class: 'omitted' }, piece));
     }
-    if (at < source.length) parts.push(el('del', { class: 'omitted' }, source.slice(at)));
-    const markers = cut.segments.filter((s) => s.kind === 'marker').map((s) => cut.text.slice(...s.output));
+    const markers = cut.segments.filter((s) => s.kind === 'marker').map((s) => env.content.slice(...s.output));
     return el('section', { class: 'packer-original', 'aria-label': 'The original, kept and omitted' },
-      el('h3', {}, 'The original (after redaction), kept and omitted'),
+      el('h4', {}, 'The original (after redaction), kept and omitted'),
       el('ul', { class: 'legend' },
         el('li', {}, el('mark', { class: 'kept' }, 'kept'), ' text the model reads'),
-        el('li', {}, el('del', { class: 'omitted' }, 'omitted'), ' text cut out (struck through), reachable with get_more')),
+        el('li', {}, el('del', { class: 'omitted' }, 'omitted'), ' text cut out (struck through), reachable with get_more'),
+        el('li', {}, el('span', { class: 'redacted' }, '[REDACTED]'), ' a secret pack replaced (boxed)')),
       el('pre', { class: 'preview packer-source' }, parts),
       el('p', { class: 'hint packer-marker' }, markers.length ? `Marker: ${markers.join(' · ')}` : 'Marker: none (nothing was cut).'),
-      cut.text === env.content ? null
-        : el('p', { class: 'hint' }, 'Regions from the package’s truncate of the redacted text; pack also shaped this result, so its content differs slightly.'));
+      env.error ? el('p', { class: 'hint' }, 'The result does not fit even when cut, so the model reads the short error instead: none of it is kept.') : null);
   }
 
   showLimit();

@@ -4,9 +4,10 @@
 // this file only lays it out, filters rows for display, and reshapes rows into CSV.
 import { el, num, bytes, duration, debounce, download } from './dom.js';
 import { histogram } from './histogram.js';
-import { rowsToCsv } from './csv.js';
+import { PAGE, STATUSES } from './rows.js';
 
-export const STATUSES = ['silent_clip', 'incomplete', 'hash_mismatch', 'clipped', 'ok'];
+export { STATUSES };
+
 
 /** Icon and plain words per status: status is never shown by colour alone. */
 export const STATUS_INFO = {
@@ -17,7 +18,6 @@ export const STATUS_INFO = {
   ok: { icon: '✔', words: 'reached the model whole' },
 };
 
-const PAGE = 200;
 const LIST_PAGE = 50;
 
 export function statusBadge(status) {
@@ -35,18 +35,33 @@ function pluralVerb(n, one, verbOne, verbMany) {
   return `${plural(n, one)} ${n === 1 ? verbOne : verbMany}`;
 }
 
-/** The exit verdict in plain words, from the report's exit code and counts. */
+/**
+ * The exit verdict in plain words, from the report's exit code and counts. `kind`: `fail`,
+ * `pass`, or `none` when no tool span was read (nothing was checked, so nothing can be
+ * called trustworthy).
+ */
 export function verdictText(data) {
   const c = data.counts;
+  // A file that yields no tool call checks nothing. The checker is gaining a report field
+  // for this ("nothing checked", exit 1); until it is on this branch, the verdict rests on
+  // the report's own count of tool spans, `counts.total`, being 0.
+  if (c.total === 0) {
+    const why = c.invalid ? ` (${plural(c.invalid, 'line')} could not be read as span records)` : '';
+    return {
+      kind: 'none',
+      title: `Nothing was checked${data.exit_code !== 0 ? ` (exit code ${data.exit_code})` : ''}.`,
+      text: `No tool span was found in this file${why}, so there is nothing to call trustworthy. See the notes below.`,
+    };
+  }
   if (data.exit_code !== 0) {
     const parts = [];
     if (c.silent_clip) parts.push(`${plural(c.silent_clip, 'tool result')} reached the model cut without saying so (silent_clip)`);
     if (c.incomplete) parts.push(`${pluralVerb(c.incomplete, 'tool span', 'lacks', 'lack')} the length fields needed to tell (incomplete)`);
     if (c.invalid) parts.push(`${plural(c.invalid, 'line')} could not be read as span records (invalid)`);
-    return { pass: false, title: 'Not trustworthy (exit code 1).', text: `${parts.join('; ')}. Fix these before replaying or comparing models.` };
+    return { kind: 'fail', title: 'Not trustworthy (exit code 1).', text: `${parts.join('; ')}. Fix these before replaying or comparing models.` };
   }
   return {
-    pass: true,
+    kind: 'pass',
     title: 'Every tool span reached the model whole or declared its clip (exit code 0).',
     text: 'That does not prove the answer was correct: it proves nothing was cut silently.',
   };
@@ -62,7 +77,7 @@ export function inputNotes(data, meta) {
   if (c.lines === 0 || c.lines === c.blank) {
     notes.push({ kind: 'error', text: 'This file is empty: there is nothing to check.' });
   } else if (c.total === 0 && c.invalid > 0 && c.skipped === 0) {
-    notes.push({ kind: 'error', text: `This does not look like a span file: none of its ${plural(c.lines - c.blank, 'line')} could be read as a span record (see the invalid lines below). toolslice reads span JSONL: one JSON object per line.` });
+    notes.push({ kind: 'error', text: `This does not look like a span file: none of its ${plural(c.lines - c.blank, 'line')} could be read as a span record (see the invalid lines below). toolslice reads span JSONL (one JSON object per line), OTLP JSON with GenAI or OpenInference attributes, Langfuse, OpenAI Agents SDK and Vercel AI SDK exports.` });
   } else if (c.total === 0) {
     notes.push({ kind: 'error', text: `No tool spans here: ${pluralVerb(c.skipped, 'record', 'was', 'were')} read but none is a tool span, so nothing can be checked.` });
   }
@@ -99,11 +114,11 @@ function exports(name, data, requestExport) {
   const get = async (kind) => {
     status.textContent = `Preparing ${kind.toUpperCase()}…`;
     try {
-      if (kind === 'csv') download(`${base}.toolslice.csv`, rowsToCsv(data.rows), 'text/csv;charset=utf-8');
-      else {
-        const text = await requestExport(kind);
-        download(`${base}.toolslice.${kind}`, text, kind === 'json' ? 'application/json' : 'application/x-ndjson');
-      }
+      // All three come from the worker that holds the report: JSON and JSONL are the
+      // package's renderings, CSV a reshaping of its rows (csv.js).
+      const text = await requestExport(kind);
+      const type = { json: 'application/json', jsonl: 'application/x-ndjson', csv: 'text/csv;charset=utf-8' }[kind];
+      download(`${base}.toolslice.${kind}`, text, type);
       status.textContent = `${kind.toUpperCase()} saved.`;
     } catch (err) {
       status.textContent = `Could not export ${kind.toUpperCase()}: ${err?.message ?? err}`;
@@ -115,13 +130,6 @@ function exports(name, data, requestExport) {
     el('button', { type: 'button', 'data-export': 'jsonl', onclick: () => get('jsonl') }, 'JSONL'),
     el('button', { type: 'button', 'data-export': 'csv', onclick: () => get('csv'), title: 'Text cells a spreadsheet would run as a formula get a leading apostrophe.' }, 'CSV'),
     status);
-}
-
-function rowText(row) {
-  return [row.line, row.span_id, row.parent_id, row.name, row.status, row.clip_reason, row.sha256_observed,
-    row.sha256_injected, row.injected_preview, row.prompt_builder_version, ...row.detail, ...(row.warnings ?? []),
-    ...(row.notes ?? [])]
-    .filter((v) => v !== null && v !== undefined).join('\n').toLowerCase();
 }
 
 function shareFill(share) {
@@ -185,6 +193,8 @@ const JOIN_WORDS = {
 };
 
 const COLUMNS = ['', 'status', 'line', 'span', 'tool', 'builder', 'observed', 'injected', 'tokens', 'cut', 'detail'];
+/** Columns of numbers: right-aligned, header and cells alike. */
+const NUMERIC = new Set(['line', 'observed', 'injected', 'tokens', 'cut']);
 
 function rowCells(row, toggle) {
   return [
@@ -209,67 +219,79 @@ function select(label, options, onchange) {
   return { node, field: el('span', { class: 'field' }, el('label', { for: id }, label), node) };
 }
 
-function rowsTable(data) {
-  const rows = data.rows;
-  const texts = new Array(rows.length);
-  const text = (i) => (texts[i] ??= rowText(rows[i]));
-  const tools = [...new Set(rows.map((r) => r.name))].sort();
-  const builders = [...new Set(rows.map((r) => r.prompt_builder_version ?? null))]
-    .sort((a, b) => (a ?? '').localeCompare(b ?? ''));
-  const listed = Object.fromEntries(STATUSES.map((s) => [s, 0]));
-  for (const r of rows) listed[r.status]++;
-
-  const status = select('status', [['', `all (${num(rows.length)})`], ...STATUSES.map((s) => [s, `${s} (${num(listed[s])})`])], () => refresh());
-  const tool = select('tool', [['', 'all tools'], ...tools.map((t, i) => [String(i), t])], () => refresh());
-  const builder = select('builder', [['', 'all builders'], ...builders.map((b, i) => [String(i), b ?? '(none)'])], () => refresh());
+/**
+ * The rows table, one page at a time. `source`: { summary, page, query(filter, first) }:
+ * the filter menus' lists, the first page, and a function resolving to any other page; the
+ * rows themselves stay in the check worker (rows.js), so the size of the run does not
+ * matter here.
+ */
+function rowsTable(source) {
+  const { summary } = source;
+  const status = select('status', [['', `all (${num(summary.total)})`], ...STATUSES.map((s) => [s, `${s} (${num(summary.listed[s])})`])], () => refresh());
+  const tool = select('tool', [['', 'all tools'], ...summary.tools.map((t, i) => [String(i), t])], () => refresh());
+  const builder = select('builder', [['', 'all builders'], ...summary.builders.map((b, i) => [String(i), b ?? '(none)'])], () => refresh());
   const searchId = `q-${Math.random().toString(36).slice(2, 9)}`;
   const search = el('input', { id: searchId, type: 'search', placeholder: 'span, tool, hash, preview…', autocomplete: 'off', spellcheck: 'false' });
   search.addEventListener('input', debounce(() => refresh(), 150));
   const shown = el('p', { class: 'shown', role: 'status', 'aria-live': 'polite' });
   const tbody = el('tbody');
-  const more = el('button', { type: 'button', class: 'more', hidden: true });
-  let matching = [];
-  let limit = PAGE;
+  const prev = el('button', { type: 'button', class: 'page-prev' }, el('span', { 'aria-hidden': 'true' }, '◀ '), 'Previous rows');
+  const next = el('button', { type: 'button', class: 'page-next' }, 'Next rows', el('span', { 'aria-hidden': 'true' }, ' ▶'));
+  const where = el('span', { class: 'page-where' });
+  const pager = el('div', { class: 'pager', role: 'group', 'aria-label': 'Pages of rows' }, prev, where, next);
+  const table = el('table', { class: 'rows-table' },
+    el('thead', {}, el('tr', {}, COLUMNS.map((h, i) => el('th', { scope: 'col', class: NUMERIC.has(h) ? 'num' : null }, i === 0 ? el('span', { class: 'visually-hidden' }, 'details') : h)))),
+    tbody);
+  let filter = {};
+  let page = source.page;
+  let asked = 0;
 
   const filters = el('div', { class: 'filters', role: 'search', 'aria-label': 'Filter rows' },
     status.field, tool.field, builder.field,
     el('span', { class: 'field grow' }, el('label', { for: searchId }, 'search'), search));
 
-  function refresh() {
-    const s = status.node.value;
-    const t = tool.node.value === '' ? null : tools[Number(tool.node.value)];
-    const b = builder.node.value === '' ? undefined : builders[Number(builder.node.value)];
-    const q = search.value.trim().toLowerCase();
-    matching = [];
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      if (s && r.status !== s) continue;
-      if (t !== null && r.name !== t) continue;
-      if (b !== undefined && (r.prompt_builder_version ?? null) !== b) continue;
-      if (q && !text(i).includes(q)) continue;
-      matching.push(r);
+  /** Asks the worker for a page; only the answer to the latest question is drawn. */
+  async function load(first, focus) {
+    const mine = ++asked;
+    table.setAttribute('aria-busy', 'true');
+    try {
+      const got = await source.query(filter, first);
+      if (mine !== asked) return;
+      page = got;
+      draw();
+      if (focus) (focus.disabled ? tbody.querySelector('button') : focus)?.focus();
+    } catch (err) {
+      if (mine === asked) shown.textContent = `Could not list the rows: ${err?.message ?? err}`;
+    } finally {
+      if (mine === asked) table.removeAttribute('aria-busy');
     }
-    limit = PAGE;
-    draw();
+  }
+
+  function refresh() {
+    filter = {
+      status: status.node.value || undefined,
+      tool: tool.node.value === '' ? undefined : summary.tools[Number(tool.node.value)],
+      builder: builder.node.value === '' ? undefined : summary.builders[Number(builder.node.value)],
+      q: search.value.trim() || undefined,
+    };
+    load(0);
   }
 
   function draw() {
-    tbody.replaceChildren();
-    const n = Math.min(limit, matching.length);
-    for (let i = 0; i < n; i++) tbody.append(...tableRow(matching[i]));
-    shown.textContent = matching.length === rows.length
-      ? `Showing ${num(n)} of ${plural(rows.length, 'row')}, in priority order.`
-      : `Showing ${num(n)} of ${num(matching.length)} matching ${matching.length === 1 ? 'row' : 'rows'} (${num(rows.length)} in all).`;
-    const rest = matching.length - n;
-    more.hidden = rest <= 0;
-    more.textContent = `Show ${num(Math.min(PAGE, rest))} more (${num(rest)} not shown)`;
+    const { first, matching, rows } = page;
+    const last = first + rows.length;
+    tbody.replaceChildren(...rows.flatMap((row) => tableRow(row)));
+    const range = rows.length ? `rows ${num(first + 1)}–${num(last)}` : 'no rows';
+    shown.textContent = matching === summary.total
+      ? `Showing ${range} of ${plural(summary.total, 'row')}, in priority order.`
+      : `Showing ${range} of ${num(matching)} matching ${matching === 1 ? 'row' : 'rows'} (${num(summary.total)} in all).`;
+    pager.hidden = matching <= PAGE;
+    prev.disabled = first === 0;
+    next.disabled = last >= matching;
+    where.textContent = `Page ${num(Math.floor(first / PAGE) + 1)} of ${num(Math.max(1, Math.ceil(matching / PAGE)))}`;
   }
-  more.addEventListener('click', () => {
-    const before = Math.min(limit, matching.length);
-    limit += PAGE;
-    draw();
-    tbody.querySelectorAll('tr.row')[before]?.querySelector('button')?.focus();
-  });
+  prev.addEventListener('click', () => load(page.first - PAGE, prev));
+  next.addEventListener('click', () => load(page.first + PAGE, next));
 
   function tableRow(row) {
     const detailId = `d-${Math.random().toString(36).slice(2, 10)}`;
@@ -277,7 +299,7 @@ function rowsTable(data) {
       type: 'button', class: 'toggle', 'aria-expanded': 'false', 'aria-controls': detailId,
       'aria-label': `Details of line ${row.line}${row.span_id ? `, span ${row.span_id}` : ''}`,
     }, el('span', { 'aria-hidden': 'true' }, '▸'));
-    const tr = el('tr', { class: `row r-${row.status}` }, rowCells(row, toggle));
+    const tr = el('tr', { class: `span-row r-${row.status}` }, rowCells(row, toggle));
     const detail = el('tr', { class: 'detail-row', id: detailId, hidden: true },
       el('td', { colspan: COLUMNS.length }));
     toggle.addEventListener('click', () => {
@@ -290,14 +312,11 @@ function rowsTable(data) {
     return [tr, detail];
   }
 
-  refresh();
+  draw();
   return el('div', { class: 'rows' },
     filters, shown,
-    el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Rows' },
-      el('table', { class: 'rows-table' },
-        el('thead', {}, el('tr', {}, COLUMNS.map((h, i) => el('th', { scope: 'col' }, i === 0 ? el('span', { class: 'visually-hidden' }, 'details') : h)))),
-        tbody)),
-    more);
+    el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Rows' }, table),
+    pager);
 }
 
 function cappedList(items, render, noun) {
@@ -319,7 +338,7 @@ function builderTable(data) {
   if (!data.builders.length) return null;
   return el('table', { class: 'mini' },
     el('caption', {}, 'Prompt builder versions: compare builders before comparing models'),
-    el('thead', {}, el('tr', {}, ['builder', 'spans', 'silent clips', 'per 100 spans'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['builder', 'spans', 'silent clips', 'per 100 spans'].map((h, i) => el('th', { scope: 'col', class: i ? 'num' : null }, h)))),
     el('tbody', {}, data.builders.map((b) => el('tr', {},
       el('th', { scope: 'row' }, b.prompt_builder_version ?? '(none)'),
       el('td', { class: 'num' }, num(b.spans)),
@@ -331,7 +350,7 @@ function toolTable(data) {
   if (!data.tools.length) return null;
   return el('table', { class: 'mini' },
     el('caption', {}, 'Tools: a drop in median injected bytes often ships with a new cap'),
-    el('thead', {}, el('tr', {}, ['tool', 'spans', 'median observed bytes', 'median injected bytes'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['tool', 'spans', 'median observed bytes', 'median injected bytes'].map((h, i) => el('th', { scope: 'col', class: i ? 'num' : null }, h)))),
     el('tbody', {}, data.tools.map((t) => el('tr', {},
       el('th', { scope: 'row' }, t.name),
       el('td', { class: 'num' }, num(t.spans)),
@@ -366,28 +385,31 @@ function problemLines(data) {
 }
 
 /**
- * The report section for one file. `meta`: { bytes, ms, large, endsWithNewline };
- * `requestExport(kind)` resolves to the package's JSON or JSONL rendering.
+ * The report section for one file: `data` is the report without its rows; `rows` is
+ * { summary, page, query } (see rowsTable); `meta`: { bytes, ms, large, endsWithNewline };
+ * `requestExport(kind)` resolves to the JSON, JSONL or CSV text.
  */
-export function renderReport(name, data, meta, requestExport) {
+export function renderReport(name, data, meta, rows, requestExport) {
   const verdict = verdictText(data);
   const notes = inputNotes(data, meta);
-  const flaggedCaption = data.flagged_only ? ' (listed rows only: ok rows are not listed in flagged-only mode)' : '';
   return el('section', { class: 'report', 'aria-label': `Report for ${name}` },
-    el('div', { class: `verdict ${verdict.pass ? 'pass' : 'fail'}` },
-      el('span', { class: 'icon', 'aria-hidden': 'true' }, verdict.pass ? '✔' : '✖'),
+    el('div', { class: `verdict ${verdict.kind}` },
+      el('span', { class: 'icon', 'aria-hidden': 'true' }, { pass: '✔', fail: '✖', none: '∅' }[verdict.kind]),
       el('p', {}, el('strong', {}, verdict.title), ' ', verdict.text)),
     notes.map((n) => el('p', { class: `note ${n.kind}`, role: n.kind === 'error' ? 'alert' : null },
       el('span', { class: 'icon', 'aria-hidden': 'true' }, n.kind === 'info' ? 'ℹ' : '⚠'), ' ', n.text)),
     summary(data, meta),
     exports(name, data, requestExport),
-    el('div', { class: 'charts' },
-      histogram(data.rows, { caption: `Share of observed bytes cut, per tool span${flaggedCaption}` }),
-      el('div', { class: 'side-tables' }, builderTable(data), toolTable(data))),
-    el('h3', {}, 'Tool spans, most urgent first'),
-    rowsTable(data),
-    el('h3', {}, 'Parents hiding a failure'),
-    rollupList(data),
+    // With no tool span there is no histogram, table or rollup to show: empty ones would
+    // only look like a report of nothing wrong.
+    verdict.kind === 'none' ? null : [
+      el('div', { class: 'charts' },
+        histogram(data, { caption: 'Share of observed bytes cut, per tool span' }),
+        el('div', { class: 'side-tables' }, builderTable(data), toolTable(data))),
+      el('h3', {}, 'Tool spans, most urgent first'),
+      rowsTable(rows),
+      el('h3', {}, 'Parents hiding a failure'),
+      rollupList(data)],
     el('h3', {}, 'Lines that are not tool spans'),
     problemLines(data));
 }

@@ -12,6 +12,7 @@ use toolslice::pack::{
     ToolSpec, TOO_LARGE,
 };
 use toolslice::span::SpanRecord;
+use toolslice::truncate::{Offsets, SegmentKind, Unit};
 
 const GH: &str = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
 
@@ -91,6 +92,157 @@ fn huge_result_is_flagged_within_the_limit_with_a_hint() {
     );
     assert!(p.span.injected_bytes.unwrap() < p.span.observed_bytes.unwrap());
     assert_checks(&p);
+}
+
+// --- The cut, for a reader that shows both ends (the page's classroom packer) ----------
+
+fn with_segments(limit: usize) -> PackOptions {
+    PackOptions {
+        limit: Some(limit),
+        unit: Unit::Chars,
+        segments: true,
+        ..PackOptions::default()
+    }
+}
+
+/// The output segments tile the content, and every kept one is a verbatim copy of the
+/// source range it names.
+fn assert_cut_maps_content(p: &Packed) {
+    let cut = p.cut.as_ref().expect("segments were asked for");
+    let content = &p.envelope.content;
+    let mut at = 0;
+    for s in &cut.segments {
+        assert_eq!(
+            s.output[0], at,
+            "segments tile the content: {:?}",
+            cut.segments
+        );
+        at = s.output[1];
+        if s.kind == SegmentKind::Kept {
+            let [from, to] = s.source.expect("kept text names its source");
+            assert_eq!(&content[s.output[0]..s.output[1]], &cut.source[from..to]);
+        } else {
+            assert!(s.source.is_none());
+        }
+    }
+    assert_eq!(at, content.len());
+}
+
+#[test]
+fn segments_map_the_content_onto_the_redacted_result() {
+    // Seed 004's get_logs: 200 characters with a token on the second line, limit 80.
+    let log = format!(
+        "job 42 started\nauth token={GH}\n{}",
+        "wrote a batch of rows\n".repeat(7)
+    );
+    let p = pack(
+        &ToolResult::text("get_logs", "call_2", log.clone()),
+        &with_segments(80),
+        &Registry::new(),
+        None,
+        None,
+    )
+    .unwrap();
+    assert!(p.envelope.truncated);
+    let cut = p.cut.as_ref().unwrap();
+    assert_eq!(cut.offsets, Offsets::Utf8);
+    assert!(
+        !cut.source.contains(&GH[4..12]),
+        "the source is the redacted text"
+    );
+    assert_eq!(cut.source, p.stored.as_ref().unwrap().text);
+    assert_cut_maps_content(&p);
+    assert!(cut.segments.iter().any(|s| s.kind == SegmentKind::Marker));
+    let kept: usize = (cut.segments.iter())
+        .filter_map(|s| s.source.map(|[a, b]| b - a))
+        .sum();
+    assert_eq!(
+        (cut.source.len() - kept) as u64,
+        p.envelope.omitted.bytes,
+        "what no kept segment covers is what the envelope says was omitted"
+    );
+    assert_eq!(cut.redacted.len(), p.receipts.len());
+    for (range, receipt) in cut.redacted.iter().zip(&p.receipts) {
+        assert_eq!(&cut.source[range[0]..range[1]], receipt.replacement);
+    }
+
+    // Not asked for: no copy of the result.
+    assert!(run(&ToolResult::text("get_logs", "call_2", log), 80)
+        .cut
+        .is_none());
+}
+
+#[test]
+fn segments_of_a_whole_result_and_of_the_too_large_error() {
+    let p = pack(
+        &ToolResult::text("ping", "call_3", "pong"),
+        &with_segments(80),
+        &Registry::new(),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_cut_maps_content(&p);
+    let cut = p.cut.unwrap();
+    assert_eq!(cut.source, "pong");
+    assert!(cut.redacted.is_empty());
+    assert_eq!(cut.segments.len(), 1);
+    assert_eq!(cut.segments[0].source, Some([0, 4]));
+
+    // Not pageable and too long: the content is the short error, made of no source text.
+    let opts = PackOptions {
+        pageable: Some(false),
+        ..with_segments(60)
+    };
+    let p = pack(
+        &ToolResult::text("get_logs", "call_2", "x".repeat(500)),
+        &opts,
+        &Registry::new(),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(p.envelope.error.as_deref(), Some("result_too_large"));
+    let cut = p.cut.unwrap();
+    assert!(cut.segments.is_empty());
+    assert_eq!(cut.source.len(), 500);
+}
+
+#[test]
+fn segment_offsets_convert_to_utf16_for_javascript() {
+    // Characters of 1, 2, 3 and 4 UTF-8 bytes (the last is 2 UTF-16 units).
+    let text = format!("{GH} é€😀 {}", "ünïcödé line\n".repeat(20));
+    let p = pack(
+        &ToolResult::text("get_logs", "call_2", text),
+        &with_segments(90),
+        &Registry::new(),
+        None,
+        None,
+    )
+    .unwrap();
+    assert!(p.envelope.truncated);
+    let bytes = p.cut.clone().unwrap();
+    let units = bytes.clone().into_utf16_offsets(&p.envelope.content);
+    assert_eq!(units.offsets, Offsets::Utf16);
+    let utf16 = |s: &str, at: usize| s[..at].encode_utf16().count();
+    let content = &p.envelope.content;
+    for (b, u) in bytes.segments.iter().zip(&units.segments) {
+        assert_eq!(b.kind, u.kind);
+        assert_eq!(u.output, b.output.map(|at| utf16(content, at)));
+        assert_eq!(
+            u.source,
+            b.source.map(|r| r.map(|at| utf16(&bytes.source, at)))
+        );
+    }
+    for (b, u) in bytes.redacted.iter().zip(&units.redacted) {
+        assert_eq!(*u, b.map(|at| utf16(&bytes.source, at)));
+    }
+    assert!(!units.redacted.is_empty());
+    assert_eq!(
+        units.clone().into_utf16_offsets(content),
+        units,
+        "idempotent"
+    );
 }
 
 #[test]

@@ -98,6 +98,11 @@ export interface PackOptions {
    * `getMoreFrom`).
    */
   returnStored?: boolean;
+  /**
+   * Also return `result.cut`: the redacted, shaped text that was cut and the truncator's
+   * segments over it and over the content, in UTF-16 offsets (for a view of both ends).
+   */
+  segments?: boolean;
 }
 
 export interface ToolSpec {
@@ -163,6 +168,19 @@ export interface PackResult {
   pattern: string;
   /** With `returnStored`: the full redacted text `get_more` pages through, when cut. */
   stored?: { id: string; text: string };
+  /** With `segments`: how the content was made from the result. */
+  cut?: PackCut;
+}
+
+/** Offsets are UTF-16 code units: slice `source` and `envelope.content` with them. */
+export interface PackCut {
+  /** The result after redaction and shaping: the text that was cut. */
+  source: string;
+  /** `output`: a range of the content; `source` (kept text only): where it came from. */
+  segments: Array<{ kind: "header" | "kept" | "marker" | "annotation"; output: [number, number]; source?: [number, number] }>;
+  /** Redaction placeholders in `source` (a text result only). */
+  redacted: Array<[number, number]>;
+  offsets: "utf16";
 }
 
 export interface PageStoreStats { entries: number; bytes: number; maxBytes: number; maxEntries: number; evicted: number; }
@@ -247,6 +265,7 @@ struct JsOptions {
     model_context_limit_tokens: Option<u64>,
     short_hashes: Option<bool>,
     return_stored: Option<bool>,
+    segments: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -357,6 +376,7 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
             builder_version: o.builder_version,
             model_context_limit_tokens: o.model_context_limit_tokens,
             short_hashes: o.short_hashes.unwrap_or(false),
+            segments: o.segments.unwrap_or(false),
         },
         counter,
         store,
@@ -500,6 +520,8 @@ pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPac
         // Kept by the module or the caller's store: do not copy it back across the boundary.
         packed.stored = None;
     }
+    // JavaScript slices its strings in UTF-16 units.
+    packed.cut = (packed.cut.take()).map(|c| c.into_utf16_offsets(&packed.envelope.content));
     result_to_js(&packed)
 }
 

@@ -53,8 +53,8 @@ use crate::hash::sha256;
 use crate::redact::{Policy, Receipt, RedactError, Redactor, RULES_VERSION};
 use crate::span::{ClipReason, SpanRecord};
 use crate::truncate::{
-    self, estimate_tokens, Budget, EstimateTokens, Fetch, TokenCounter, ToolKind, TruncateError,
-    Unit,
+    self, estimate_tokens, Budget, EstimateTokens, Fetch, Offsets, Segment, TokenCounter, ToolKind,
+    TruncateError, Unit, Utf16Map,
 };
 
 pub use registry::{Kind, Registry, ToolSpec, DEFAULT_MAX_BYTES};
@@ -150,6 +150,9 @@ pub struct PackOptions {
     pub model_context_limit_tokens: Option<u64>,
     /// Write the 16-hex short digests seed 000's emitter writes, instead of full SHA-256.
     pub short_hashes: bool,
+    /// Also return [`Packed::cut`]: the text that was cut and the truncator's segments. Off
+    /// by default: it copies the whole (redacted) result.
+    pub segments: bool,
 }
 
 impl Default for PackOptions {
@@ -167,6 +170,7 @@ impl Default for PackOptions {
             builder_version: None,
             model_context_limit_tokens: None,
             short_hashes: false,
+            segments: false,
         }
     }
 }
@@ -226,6 +230,59 @@ pub struct Packed {
     /// when the content was cut and paging is on. The [`Packer`] stores it itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored: Option<Stored>,
+    /// How the content was made from the result, with the `segments` option: for a reader
+    /// that shows both ends (the page's classroom packer), so it never has to redo the cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<Cut>,
+}
+
+/// The result as the truncator received it and how the content maps onto it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cut {
+    /// The result after redaction and shaping: the text that was cut.
+    pub source: String,
+    /// The truncator's segments: `output` ranges of the content (header, kept text,
+    /// markers, annotations), and for kept text the `source` range it was copied from.
+    /// Empty when the content is the short "too large" error instead of the result.
+    pub segments: Vec<Segment>,
+    /// Where redaction placeholders sit in `source`, when `source` is the redacted text
+    /// itself (a text result that shaping left alone). A JSON result's receipts name their
+    /// field path instead.
+    pub redacted: Vec<[usize; 2]>,
+    /// The unit of every range: UTF-8 bytes, or UTF-16 units after
+    /// [`Cut::into_utf16_offsets`].
+    pub offsets: Offsets,
+}
+
+impl Cut {
+    /// The same cut with every range in UTF-16 code units, so that JavaScript can slice
+    /// `source` and the envelope's `content` (passed as `content`) with them.
+    pub fn into_utf16_offsets(mut self, content: &str) -> Cut {
+        if self.offsets == Offsets::Utf16 {
+            return self;
+        }
+        let src_at = (self.segments.iter().filter_map(|s| s.source.as_ref()))
+            .chain(&self.redacted)
+            .flatten()
+            .copied()
+            .collect();
+        let out_at = self.segments.iter().flat_map(|s| s.output).collect();
+        let (src, out) = (
+            Utf16Map::new(&self.source, src_at),
+            Utf16Map::new(content, out_at),
+        );
+        for s in &mut self.segments {
+            s.output = s.output.map(|b| out.get(b));
+            if let Some(r) = &mut s.source {
+                *r = r.map(|b| src.get(b));
+            }
+        }
+        for r in &mut self.redacted {
+            *r = r.map(|b| src.get(b));
+        }
+        self.offsets = Offsets::Utf16;
+        self
+    }
 }
 
 /// The text `get_more` pages through.
@@ -471,6 +528,7 @@ pub fn pack(
     };
     let mut pattern = "none".to_string();
     let mut stored = None;
+    let mut segments = Vec::new();
     let fits = match cut {
         Ok(t) => {
             let ok = (!t.truncated || can_store) && outcomes_survive(&t.text, &envelope.outcome);
@@ -494,6 +552,7 @@ pub fn pack(
                     });
                 }
                 envelope.content = t.text;
+                segments = t.segments;
             }
             ok
         }
@@ -505,6 +564,23 @@ pub fn pack(
         too_large(&mut envelope, &text, &plan, counter)?;
         pattern = "too_large".into();
     }
+    let cut = opts.segments.then(|| {
+        // Receipt offsets are into the redacted text; they hold in `text` only when it is
+        // that text (a text result shaping did not turn into JSON).
+        let placeholders_hold = matches!(result.body, Body::Text(_)) && !shape_report.changed();
+        Cut {
+            redacted: (receipts.iter())
+                .filter(|_| placeholders_hold)
+                .filter_map(|r| {
+                    let at = r.offset? as usize;
+                    Some([at, at + r.replacement.len()])
+                })
+                .collect(),
+            source: text,
+            segments,
+            offsets: Offsets::Utf8,
+        }
+    });
 
     // 3. The span record.
     let changed = envelope.content != observed_text;
@@ -541,6 +617,7 @@ pub fn pack(
         shape: shape_report,
         pattern,
         stored,
+        cut,
     })
 }
 
@@ -862,5 +939,6 @@ pub fn get_more_from(
         shape: ShapeReport::default(),
         pattern: if truncated { "page" } else { "none" }.into(),
         stored: None,
+        cut: None,
     })
 }

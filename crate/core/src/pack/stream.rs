@@ -312,6 +312,7 @@ impl StreamPacker {
             }
             .into(),
             stored: None,
+            cut: None,
         })
     }
 

@@ -493,7 +493,7 @@ impl Truncation {
 /// one, counted from the previous one, so the text is read once and only up to the last
 /// offset. The count works on bytes, a word at a time (`budget::utf16_units`), not char by
 /// char: the input is often megabytes of ASCII.
-enum Utf16Map {
+pub(crate) enum Utf16Map {
     Counted(Vec<(usize, usize)>),
     /// An ASCII text of this length: every offset up to it maps to itself.
     Identity(usize),
@@ -504,7 +504,7 @@ impl Utf16Map {
         Utf16Map::Identity(len)
     }
 
-    fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
+    pub(crate) fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
         crate::sort::sort(&mut at);
         at.dedup();
         let bytes = text.as_bytes();
@@ -520,7 +520,7 @@ impl Utf16Map {
         Utf16Map::Counted(map)
     }
 
-    fn get(&self, byte: usize) -> usize {
+    pub(crate) fn get(&self, byte: usize) -> usize {
         match self {
             Utf16Map::Counted(map) => map
                 .binary_search_by_key(&byte, |p| p.0)
