@@ -48,3 +48,106 @@ fn escaping_leaves_ordinary_text_alone() {
         r"a\x1bb\tc\x7f\u{202e}"
     );
 }
+
+/// An OTLP export request per line (the Collector's file exporter), with one silent clip.
+fn otlp_line(first_attr: &str) -> String {
+    let tool = r#"{"traceId":"t","spanId":"a","name":"execute_tool ls","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.call.id","value":{"stringValue":"call_1"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"a.txt b.txt c.txt"}}]}"#;
+    let chat = r#"{"traceId":"t","spanId":"b","name":"chat","startTimeUnixNano":"3","endTimeUnixNano":"4","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"gen_ai.input.messages","value":{"stringValue":"[{\"role\":\"tool\",\"parts\":[{\"type\":\"tool_call_response\",\"id\":\"call_1\",\"response\":\"a.txt\"}]}]"}}]}"#;
+    format!(
+        r#"{{"resourceSpans":[{{"resource":{{"attributes":[{first_attr}]}},"scopeSpans":[{{"spans":[{tool},{chat}]}}]}}]}}"#
+    )
+}
+
+fn exit_and_format(input: &str) -> (i32, String, u64) {
+    let r = check_bytes(input.as_bytes(), CheckOptions::default());
+    (r.exit_code, r.format, r.counts.silent_clip)
+}
+
+#[test]
+fn a_lone_surrogate_on_line_one_does_not_turn_detection_off() {
+    let plain = otlp_line(r#"{"key":"service.name","value":{"stringValue":"svc"}}"#);
+    assert_eq!(exit_and_format(&plain), (1, "otlp".into(), 1));
+    let hostile = otlp_line(r#"{"key":"x","value":{"stringValue":"\ud83d"}}"#);
+    // Line 1 is the hostile one; line 2 is a clean export with the silent clip.
+    let input = format!("{hostile}\n{plain}\n");
+    let r = check_bytes(input.as_bytes(), CheckOptions::default());
+    assert_eq!(r.format, "otlp", "{:?}", r.invalid);
+    assert_eq!(r.counts.silent_clip, 1);
+    assert_eq!(r.exit_code, 1);
+    // A single hostile line alone: recognised as OTLP, and its reader reports the line.
+    let (exit, format, _) = exit_and_format(&format!("{hostile}\n"));
+    assert_eq!((exit, format.as_str()), (1, "otlp"));
+}
+
+#[test]
+fn deep_nesting_on_line_one_does_not_turn_detection_off() {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let hostile = otlp_line(&format!(
+        r#"{{"key":"x","value":{{"stringValue":"y"}},"junk":{deep}}}"#
+    ));
+    let plain = otlp_line(r#"{"key":"service.name","value":{"stringValue":"svc"}}"#);
+    let r = check_bytes(
+        format!("{hostile}\n{plain}\n").as_bytes(),
+        CheckOptions::default(),
+    );
+    assert_eq!(r.format, "otlp");
+    assert_eq!(r.counts.silent_clip, 1);
+    assert_eq!(r.exit_code, 1);
+}
+
+#[test]
+fn a_span_line_first_does_not_steer_detection() {
+    let span =
+        r#"{"span_id":"s1","name":"ls","observed_bytes":5,"injected_bytes":5,"injected_tokens":2}"#;
+    let plain = otlp_line(r#"{"key":"service.name","value":{"stringValue":"svc"}}"#);
+    // Within the detection window: read as OTLP (the span line is then invalid).
+    let r = check_bytes(
+        format!("{span}\n{plain}\n").as_bytes(),
+        CheckOptions::default(),
+    );
+    assert_eq!((r.format.as_str(), r.counts.silent_clip), ("otlp", 1));
+    assert_eq!(r.exit_code, 1);
+    // Past the window: read as span JSONL, and the OTLP line is invalid, never skipped.
+    let mut input = String::new();
+    for _ in 0..20 {
+        input.push_str(span);
+        input.push('\n');
+    }
+    input.push_str(&plain);
+    input.push('\n');
+    let r = check_bytes(input.as_bytes(), CheckOptions::default());
+    assert_eq!(r.format, "spans");
+    assert_eq!(r.counts.skipped, 0);
+    assert_eq!(r.counts.invalid, 1);
+    assert!(
+        r.invalid[0].error.contains("--format otlp"),
+        "{:?}",
+        r.invalid
+    );
+    assert_eq!(r.exit_code, 1);
+}
+
+#[test]
+fn nothing_checked_is_never_a_pass() {
+    // Span JSONL whose every line is skipped: no name anywhere.
+    let r = check_bytes(
+        b"{\"span_id\":\"a\"}\n{\"span_id\":\"b\"}\n",
+        CheckOptions::default(),
+    );
+    assert_eq!(r.counts.total, 0);
+    assert!(r.nothing_checked);
+    assert_eq!(r.exit_code, 1);
+    assert!(render::table(&r).contains(
+        "# nothing checked: no line held a tool span (2 skipped, 0 invalid); not a pass"
+    ));
+    // One checked span is enough for the usual verdict.
+    let r = check_bytes(
+        b"{\"span_id\":\"a\"}\n{\"name\":\"ls\",\"observed_bytes\":1,\"injected_bytes\":1,\"injected_tokens\":1}\n",
+        CheckOptions::default(),
+    );
+    assert!(!r.nothing_checked);
+    assert_eq!(r.exit_code, 0);
+    // An empty input skipped nothing: left to the general empty-input rule.
+    let r = check_bytes(b"\n\n", CheckOptions::default());
+    assert!(!r.nothing_checked);
+}

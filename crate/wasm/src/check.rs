@@ -172,7 +172,12 @@ export interface Report {
   builders: BuilderStats[];
   rollup: Rollup[];
   flagged_only: boolean;
-  /** 1 when any silent clip, incomplete span or invalid line, else 0. */
+  /**
+   * No entry was a tool span while some were skipped or invalid: nothing was checked, and
+   * the run does not pass (exit_code 1).
+   */
+  nothing_checked: boolean;
+  /** 1 when any silent clip, incomplete span or invalid line, or nothing was checked; else 0. */
   exit_code: 0 | 1;
 }
 "#;

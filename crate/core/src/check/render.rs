@@ -112,6 +112,13 @@ pub fn table(report: &Report) -> String {
     if c.invalid > 0 {
         let _ = writeln!(out, "# invalid={} (the run is not trustworthy)", c.invalid);
     }
+    if report.nothing_checked {
+        let _ = writeln!(
+            out,
+            "# nothing checked: no {at} held a tool span ({} skipped, {} invalid); not a pass",
+            c.skipped, c.invalid
+        );
+    }
     for r in &report.rollup {
         let _ = writeln!(
             out,

@@ -189,7 +189,13 @@ pub struct Report {
     pub rollup: Vec<Rollup>,
     /// Whether the rows list is only the flagged rows.
     pub flagged_only: bool,
-    /// 1 when any silent clip, incomplete span or invalid line, else 0 (as the seed).
+    /// No entry was a tool span, and some were skipped or invalid: every line of the input
+    /// was set aside, so nothing was checked. Never a pass (issue 13): a trace read with the
+    /// wrong reader skips every line, and an empty verdict must not look green.
+    #[serde(default)]
+    pub nothing_checked: bool,
+    /// 1 when any silent clip, incomplete span or invalid line, or when nothing was checked
+    /// (see `nothing_checked`), else 0 (as the seed).
     pub exit_code: i32,
 }
 
@@ -492,7 +498,11 @@ impl ReportBuilder {
         crate::sort::sort_by(&mut builders, |a, b| {
             a.prompt_builder_version.cmp(&b.prompt_builder_version)
         });
-        let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
+        let nothing_checked = counts.total == 0 && counts.skipped + counts.invalid > 0;
+        let fails = counts.silent_clip > 0
+            || counts.incomplete > 0
+            || counts.invalid > 0
+            || nothing_checked;
         Report {
             format: self.format,
             read_as: self.read_as,
@@ -505,6 +515,7 @@ impl ReportBuilder {
             builders,
             rollup,
             flagged_only: self.options.flagged_only,
+            nothing_checked,
             exit_code: i32::from(fails),
             counts,
         }

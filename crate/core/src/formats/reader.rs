@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::detect::{self, FirstLine};
+use super::detect::{self, Detector, FirstLine};
 use super::{
     describe, langfuse, openai_agents, otlp, Collector, Entries, Format, FormatOption, Layout, Sink,
 };
@@ -45,11 +45,12 @@ fn read_value(
 
 /// The state of a [`Reader`].
 enum State {
-    /// Waiting for the first non-blank line to choose the reader.
+    /// Waiting for the first non-blank lines to choose the reader.
     Start {
         head: Vec<u8>,
         line_start: usize,
         searched: usize,
+        detector: Detector,
     },
     /// Seed-000 span JSONL: the fast path, one record per line.
     Spans {
@@ -85,6 +86,7 @@ impl Reader {
                 head: Vec::new(),
                 line_start: 0,
                 searched: 0,
+                detector: Detector::default(),
             },
         };
         Reader {
@@ -114,7 +116,11 @@ impl Reader {
                     let mut record = SpanView::default();
                     if let Some(end) = crate::span::scan_line(rest, order, &mut record) {
                         *line_no += 1;
-                        sink.span(*line_no, &mut record);
+                        if record.name.as_deref().is_none_or(str::is_empty) {
+                            nameless(sink, *line_no, &rest[..end], &mut record);
+                        } else {
+                            sink.span(*line_no, &mut record);
+                        }
                         rest = &rest[end + 1..];
                         continue;
                     }
@@ -147,20 +153,21 @@ impl Reader {
                 head,
                 line_start,
                 searched,
+                detector,
             } => {
                 if head.is_empty() {
-                    // The common case: the first chunk holds the first line. Decide on the
-                    // chunk itself and hand it to the chosen reader without a copy.
-                    let (mut start, mut seen) = (0, 0);
-                    if let Some(first) = first_nonblank_line(chunk, &mut start, &mut seen) {
-                        let decision = detect::first_line(first);
+                    // The common case: the first chunk holds the first lines. Decide on the
+                    // chunk itself and hand it to the chosen reader without a copy (a copy
+                    // of the detector: undecided, the chunk is looked at again as the head).
+                    let (mut start, mut seen, mut trial) = (0, 0, detector.clone());
+                    if let Some(decision) = detect_in(chunk, &mut start, &mut seen, &mut trial) {
                         self.begin(decision, sink);
                         return self.push(chunk, sink);
                     }
                 }
                 head.extend_from_slice(chunk);
-                match first_nonblank_line(head, line_start, searched) {
-                    Some(first) => detect::first_line(first),
+                match detect_in(head, line_start, searched, detector) {
+                    Some(decision) => decision,
                     None => return,
                 }
             }
@@ -187,13 +194,26 @@ impl Reader {
     }
 
     pub fn finish<S: Sink>(mut self, sink: &mut S) {
-        if let State::Start { head, .. } = &self.state {
-            // The whole input fit before a newline: decide on its first non-blank line.
-            let decision = head
-                .split(|&b| b == b'\n')
-                .map(strip_bom)
-                .find(|l| !l.iter().all(u8::is_ascii_whitespace))
-                .map_or(FirstLine::Spans, detect::first_line);
+        if let State::Start {
+            head,
+            line_start,
+            detector,
+            ..
+        } = &mut self.state
+        {
+            // The input ended before the lines decided: the last line (no newline) has a say.
+            let last = &head[*line_start..];
+            let last = if *line_start == 0 {
+                strip_bom(last)
+            } else {
+                last
+            };
+            let decision = if last.iter().all(u8::is_ascii_whitespace) {
+                None
+            } else {
+                detector.line(last)
+            };
+            let decision = decision.unwrap_or_else(|| detector.end());
             self.begin(decision, sink);
         }
         match self.state {
@@ -240,8 +260,25 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
-/// The first complete non-blank line of `head` (newline-terminated). `line_start` is where
-/// the current line starts and `searched` how far a newline was looked for, so each byte is
+/// Hands the complete non-blank lines of `head` to the detector until it decides. Past
+/// [`detect::DETECT_BYTES`] with a line looked at, the detector's default decides: detection
+/// never holds more than that beyond the first line.
+fn detect_in(
+    head: &[u8],
+    line_start: &mut usize,
+    searched: &mut usize,
+    detector: &mut Detector,
+) -> Option<FirstLine> {
+    while let Some(line) = first_nonblank_line(head, line_start, searched) {
+        if let Some(decision) = detector.line(line) {
+            return Some(decision);
+        }
+    }
+    (detector.seen() > 0 && head.len() > detect::DETECT_BYTES).then(|| detector.end())
+}
+
+/// The next complete non-blank line of `head` (newline-terminated), from `line_start`, which
+/// then moves past it. `searched` is how far a newline was looked for, so each byte is
 /// scanned once however the input is chunked.
 fn first_nonblank_line<'a>(
     head: &'a [u8],
@@ -260,11 +297,11 @@ fn first_nonblank_line<'a>(
         } else {
             line
         };
+        *line_start = at + 1;
+        *searched = at + 1;
         if !line.iter().all(u8::is_ascii_whitespace) {
             return Some(line);
         }
-        *line_start = at + 1;
-        *searched = at + 1;
     }
 }
 
@@ -279,8 +316,31 @@ fn span_line<S: Sink>(sink: &mut S, line_no: u64, line: &[u8]) {
         return sink.blank();
     }
     match parse_view(line) {
+        Ok(mut rec) if rec.name.as_deref().is_none_or(str::is_empty) => {
+            nameless(sink, line_no, line, &mut rec)
+        }
         Ok(mut rec) => sink.span(line_no, &mut rec),
         Err(e) => sink.invalid(line_no, e.kind, e.message),
+    }
+}
+
+/// A span JSONL line with no tool name: skipped by the report builder, unless it is a record
+/// of a trace format. Then the input is not span JSONL (its first lines steered detection,
+/// or it mixes formats), and the line is invalid, which fails the run: an OTLP export must
+/// never pass as span JSONL whose every line was skipped.
+#[cold]
+#[inline(never)]
+fn nameless<S: Sink>(sink: &mut S, line_no: u64, line: &[u8], record: &mut SpanView<'_>) {
+    match detect::foreign_record(line) {
+        Some(format) => sink.invalid(
+            line_no,
+            InvalidKind::UnknownFormat,
+            format!(
+                "a record of the {format} format in an input read as seed-000 span JSONL \
+                 (from its first lines); check it with --format {format}"
+            ),
+        ),
+        None => sink.span(line_no, record),
     }
 }
 
@@ -390,6 +450,7 @@ mod tests {
             first_nonblank_line(head, &mut start, &mut searched),
             Some(&b"{\"a\":1}"[..])
         );
+        assert_eq!((start, searched), (12, 12));
         let (mut start, mut searched) = (0, 0);
         assert_eq!(
             first_nonblank_line(b"\xEF\xBB\xBF{}\n", &mut start, &mut searched),
