@@ -151,3 +151,142 @@ fn nothing_checked_is_never_a_pass() {
     let r = check_bytes(b"\n\n", CheckOptions::default());
     assert!(!r.nothing_checked);
 }
+
+mod common;
+use common::Rng;
+use std::collections::HashMap;
+use toolslice::check::MAX_ROLLUP_EXAMPLES;
+
+/// A chain of `n` fine spans, each with one silently clipped leaf.
+fn chain_with_leaves(n: usize, every: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        let parent = if i == 0 {
+            String::new()
+        } else {
+            format!(r#","parent_id":"c{}""#, i - 1)
+        };
+        out.push_str(&format!(
+            "{{\"span_id\":\"c{i}\"{parent},\"name\":\"agent\",\"observed_bytes\":1,\"injected_bytes\":1,\"injected_tokens\":1}}\n"
+        ));
+        if i % every == 0 {
+            out.push_str(&format!(
+                "{{\"span_id\":\"leaf{i}\",\"parent_id\":\"c{i}\",\"name\":\"read\",\"observed_bytes\":100,\"injected_bytes\":1,\"injected_tokens\":1}}\n"
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn rollup_output_is_linear_in_the_chain() {
+    let n = 2000;
+    let r = check_bytes(chain_with_leaves(n, 1).as_bytes(), CheckOptions::default());
+    assert_eq!(r.rollup.len(), n);
+    // The root hides every leaf; the deepest parent only its own.
+    assert_eq!(r.rollup[0].span_id, "c0");
+    assert_eq!(r.rollup[0].silent_clip, n as u64);
+    assert_eq!(r.rollup[n - 1].silent_clip, 1);
+    assert!(r
+        .rollup
+        .iter()
+        .all(|e| e.flagged.len() <= MAX_ROLLUP_EXAMPLES));
+    // The first examples in input order.
+    assert_eq!(r.rollup[0].flagged[..2], ["leaf0", "leaf1"]);
+    let table = render::table(&r);
+    // Before: every leaf under every ancestor, some 34 MB; now a bounded line per parent.
+    assert!(table.len() < 600 * (2 * n), "{} bytes", table.len());
+    assert!(table.contains(&format!(
+        "# parent c0 (ok) hides silent_clip={n} incomplete=0: leaf0,leaf1,"
+    )));
+    assert!(table.contains(&format!("(+{} more)\n", n - MAX_ROLLUP_EXAMPLES)));
+}
+
+/// The rollup as it was defined before it was made linear: walk up from every failing span,
+/// charge every ancestor whose own span does not fail the run, stop at a cycle.
+fn naive_rollup(rows: &[toolslice::check::Row]) -> Vec<(String, u64, u64, Vec<String>)> {
+    let mut by_line: Vec<&toolslice::check::Row> = rows.iter().collect();
+    by_line.sort_by_key(|r| r.line);
+    let mut node: HashMap<&str, &toolslice::check::Row> = HashMap::new();
+    for r in &by_line {
+        if let Some(id) = r.span_id.as_deref() {
+            node.entry(id).or_insert(r);
+        }
+    }
+    let mut out: HashMap<String, (u64, u64, Vec<String>)> = HashMap::new();
+    for r in by_line.iter().filter(|r| r.status.fails_run()) {
+        let Some(mut pid) = r.parent_id.clone() else {
+            continue;
+        };
+        let label = r
+            .span_id
+            .clone()
+            .unwrap_or_else(|| format!("line {}", r.line));
+        let mut seen = Vec::new();
+        loop {
+            if seen.contains(&pid) {
+                break;
+            }
+            seen.push(pid.clone());
+            let n = node.get(pid.as_str());
+            if !n.is_some_and(|n| n.status.fails_run()) {
+                let e = out.entry(pid.clone()).or_default();
+                match r.status {
+                    Status::SilentClip => e.0 += 1,
+                    _ => e.1 += 1,
+                }
+                if e.2.len() < MAX_ROLLUP_EXAMPLES {
+                    e.2.push(label.clone());
+                }
+            }
+            match n.and_then(|n| n.parent_id.clone()) {
+                Some(p) => pid = p,
+                None => break,
+            }
+        }
+    }
+    let mut list: Vec<_> = out.into_iter().map(|(k, (s, i, f))| (k, s, i, f)).collect();
+    list.sort();
+    list
+}
+
+#[test]
+fn linear_rollup_equals_the_walk_up_definition() {
+    let mut rng = Rng::new(13);
+    for _ in 0..common::cases(400) {
+        let n = 1 + rng.below(40) as usize;
+        let ids = 1 + rng.below(n as u64 + 3);
+        let mut input = String::new();
+        for _ in 0..n {
+            let id = format!("s{}", rng.below(ids));
+            let parent = if rng.chance(4, 5) {
+                format!(r#","parent_id":"s{}""#, rng.below(ids))
+            } else {
+                String::new()
+            };
+            let (obs, inj) = *rng.pick(&[(10, 10), (10, 1), (10, 10), (10, 10)]);
+            let status = if rng.chance(1, 8) {
+                r#","status":"running""#
+            } else {
+                ""
+            };
+            input.push_str(&format!(
+                "{{\"span_id\":\"{id}\"{parent}{status},\"name\":\"t\",\"observed_bytes\":{obs},\"injected_bytes\":{inj},\"injected_tokens\":1}}\n"
+            ));
+        }
+        let r = check_bytes(input.as_bytes(), CheckOptions::default());
+        let mut got: Vec<_> = (r.rollup.iter())
+            .map(|e| {
+                (
+                    e.span_id.clone(),
+                    e.silent_clip,
+                    e.incomplete,
+                    e.flagged.clone(),
+                )
+            })
+            .collect();
+        got.sort();
+        let want = naive_rollup(&r.rows);
+        assert_eq!(got, want, "{input}");
+    }
+}

@@ -29,6 +29,6 @@ pub use compare::{compare_span_runs, InjectedChange, SliceSide, SpanRunDiff};
 pub use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
 pub use report::{
     BuilderStats, CheckOptions, ClipHistogram, Counts, Report, ReportBuilder, Rollup, Row,
-    ToolStats, MAX_LISTED,
+    ToolStats, MAX_LISTED, MAX_ROLLUP_EXAMPLES,
 };
 pub use stream::{check_bytes, Checker};

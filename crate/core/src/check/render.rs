@@ -120,9 +120,15 @@ pub fn table(report: &Report) -> String {
         );
     }
     for r in &report.rollup {
+        let unlisted = (r.silent_clip + r.incomplete).saturating_sub(r.flagged.len() as u64);
+        let more = if unlisted > 0 {
+            format!(" (+{unlisted} more)")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "# parent {} ({}) hides silent_clip={} incomplete={}: {}",
+            "# parent {} ({}) hides silent_clip={} incomplete={}: {}{more}",
             esc(&r.span_id),
             match (r.own_status, r.line) {
                 (Some(status), _) => status.as_str(),

@@ -129,7 +129,8 @@ pub struct Rollup {
     pub name: Option<String>,
     pub silent_clip: u64,
     pub incomplete: u64,
-    /// The flagged descendants: their span ids, or `line N` for spans without an id.
+    /// The first failing descendants in input order (at most [`MAX_ROLLUP_EXAMPLES`]; the
+    /// counts above cover all of them): their span ids, or `line N` for spans without an id.
     pub flagged: Vec<String>,
 }
 
@@ -537,51 +538,105 @@ impl ReportBuilder {
         found
     }
 
-    /// Walks up from every failing span and charges each ancestor whose own span is fine
-    /// (or absent from the input). A parent cycle in bad data stops the walk, never loops.
+    /// Charges every ancestor of every failing span whose own span is fine (or absent from
+    /// the input) with the failures below it. Linear in the spans (issue 13): the ancestors
+    /// of failing spans are collected once, and counts flow up the parent graph child before
+    /// parent, each ancestor keeping the first [`MAX_ROLLUP_EXAMPLES`] failing descendants
+    /// (in input order) as examples. A parent cycle in bad data charges every span on the
+    /// cycle with all that reaches it, once, and never loops.
     fn rollup(&self, flagged: Vec<(String, u32, Status)>) -> Vec<Rollup> {
         if flagged.is_empty() {
             return Vec::new();
         }
         let parent_nodes = self.parent_nodes();
-        // Each charged parent's place in `list`, by parent index (u32::MAX: not charged).
-        let mut entry_of = vec![u32::MAX; self.parents.len()];
-        let mut list: Vec<Rollup> = Vec::new();
-        let (mut seen, mut charged) = (Vec::new(), Vec::new());
-        for (label, parent, status) in flagged {
-            seen.clear();
-            charged.clear();
+        let next =
+            |pid: u32| parent_nodes[pid as usize].and_then(|n| self.nodes[n as usize].parent);
+        // The ancestors of failing spans, each once: a walk up stops at one already seen.
+        let mut slot_of = vec![u32::MAX; self.parents.len()];
+        let mut slots: Vec<Charge> = Vec::new();
+        for &(_, parent, _) in &flagged {
             let mut current = Some(parent);
             while let Some(pid) = current {
-                if seen.contains(&pid) {
+                if slot_of[pid as usize] != u32::MAX {
                     break;
                 }
-                seen.push(pid);
-                let node = parent_nodes[pid as usize].map(|n| &self.nodes[n as usize]);
-                if !node.and_then(|n| n.status).is_some_and(Status::fails_run) {
-                    charged.push(pid);
-                }
-                current = node.and_then(|n| n.parent);
+                slot_of[pid as usize] = slots.len() as u32;
+                slots.push(Charge::new(pid));
+                current = next(pid);
             }
-            // The label is cloned for all but the last charged ancestor, which takes it.
-            let mut label = Some(label);
-            for (k, &pid) in charged.iter().enumerate() {
-                if entry_of[pid as usize] == u32::MAX {
-                    entry_of[pid as usize] = list.len() as u32;
-                    list.push(self.rollup_entry(pid, parent_nodes[pid as usize]));
-                }
-                let entry = &mut list[entry_of[pid as usize] as usize];
-                match status {
-                    Status::SilentClip => entry.silent_clip += 1,
-                    _ => entry.incomplete += 1,
-                }
-                let label = if k + 1 == charged.len() {
-                    label.take()
-                } else {
-                    label.clone()
-                };
-                entry.flagged.extend(label);
+        }
+        for (i, &(_, parent, status)) in flagged.iter().enumerate() {
+            let slot = &mut slots[slot_of[parent as usize] as usize];
+            slot.add(status, i as u32);
+        }
+        // Child before parent (Kahn's order on the ancestor graph, where every span has at
+        // most one parent): each slot hands its totals to its parent once.
+        let up: Vec<u32> = (slots.iter())
+            .map(|s| next(s.pid).map_or(u32::MAX, |p| slot_of[p as usize]))
+            .collect();
+        let mut waiting = vec![0u32; slots.len()];
+        for &u in up.iter().filter(|&&u| u != u32::MAX) {
+            waiting[u as usize] += 1;
+        }
+        let mut ready: Vec<u32> = (0..slots.len() as u32)
+            .filter(|&s| waiting[s as usize] == 0)
+            .collect();
+        while let Some(s) = ready.pop() {
+            let u = up[s as usize];
+            if u == u32::MAX {
+                continue;
             }
+            let child = std::mem::take(&mut slots[s as usize].examples);
+            let (silent, incomplete) = (slots[s as usize].silent, slots[s as usize].incomplete);
+            let parent = &mut slots[u as usize];
+            parent.silent += silent;
+            parent.incomplete += incomplete;
+            parent.examples = merge_examples(std::mem::take(&mut parent.examples), &child);
+            slots[s as usize].examples = child;
+            waiting[u as usize] -= 1;
+            if waiting[u as usize] == 0 {
+                ready.push(u);
+            }
+        }
+        // What is left waits on itself: parent cycles. Every span on a cycle is charged
+        // with everything that reached any of them.
+        for start in 0..slots.len() {
+            if waiting[start] == 0 {
+                continue;
+            }
+            let mut cycle = vec![start];
+            let mut s = up[start] as usize;
+            while s != start {
+                cycle.push(s);
+                s = up[s] as usize;
+            }
+            let (mut silent, mut incomplete, mut examples) = (0, 0, Vec::new());
+            for &c in &cycle {
+                silent += slots[c].silent;
+                incomplete += slots[c].incomplete;
+                examples = merge_examples(examples, &slots[c].examples);
+                waiting[c] = 0;
+            }
+            for &c in &cycle {
+                let slot = &mut slots[c];
+                (slot.silent, slot.incomplete) = (silent, incomplete);
+                slot.examples.clone_from(&examples);
+            }
+        }
+        let mut list: Vec<Rollup> = Vec::new();
+        for slot in slots {
+            let node = parent_nodes[slot.pid as usize];
+            let own = node.and_then(|n| self.nodes[n as usize].status);
+            if own.is_some_and(Status::fails_run) {
+                continue;
+            }
+            let mut entry = self.rollup_entry(slot.pid, node);
+            entry.silent_clip = slot.silent;
+            entry.incomplete = slot.incomplete;
+            entry.flagged = (slot.examples.iter())
+                .map(|&i| flagged[i as usize].0.clone())
+                .collect();
+            list.push(entry);
         }
         crate::sort::sort_by(&mut list, |a, b| {
             (a.line.is_none(), a.line)
@@ -607,6 +662,61 @@ impl ReportBuilder {
             flagged: Vec::new(),
         }
     }
+}
+
+/// At most this many failing descendants are named per rollup parent (the counts cover all):
+/// a deep chain of fine parents over many failures must not list every failure under every
+/// ancestor, which was quadratic in time and output.
+pub const MAX_ROLLUP_EXAMPLES: usize = 10;
+
+/// What one ancestor of failing spans is charged with while the rollup is built.
+struct Charge {
+    pid: u32,
+    silent: u64,
+    incomplete: u64,
+    /// Indexes of failing descendants (into the flagged list, so in input order), at most
+    /// [`MAX_ROLLUP_EXAMPLES`].
+    examples: Vec<u32>,
+}
+
+impl Charge {
+    fn new(pid: u32) -> Charge {
+        Charge {
+            pid,
+            silent: 0,
+            incomplete: 0,
+            examples: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, status: Status, index: u32) {
+        match status {
+            Status::SilentClip => self.silent += 1,
+            _ => self.incomplete += 1,
+        }
+        if self.examples.len() < MAX_ROLLUP_EXAMPLES {
+            self.examples.push(index);
+        }
+    }
+}
+
+/// The first [`MAX_ROLLUP_EXAMPLES`] of two ascending lists, ascending.
+fn merge_examples(a: Vec<u32>, b: &[u32]) -> Vec<u32> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity((a.len() + b.len()).min(MAX_ROLLUP_EXAMPLES));
+    let (mut i, mut j) = (0, 0);
+    while out.len() < MAX_ROLLUP_EXAMPLES && (i < a.len() || j < b.len()) {
+        if j >= b.len() || (i < a.len() && a[i] < b[j]) {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out
 }
 
 fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
