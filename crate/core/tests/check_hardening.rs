@@ -290,3 +290,109 @@ fn linear_rollup_equals_the_walk_up_definition() {
         assert_eq!(got, want, "{input}");
     }
 }
+
+use toolslice::check::{Checker, Limits, SPAN_FACT_BYTES};
+
+fn limited(limits: Limits) -> CheckOptions {
+    CheckOptions {
+        flagged_only: true,
+        limits,
+        ..CheckOptions::default()
+    }
+}
+
+#[test]
+fn past_the_fact_budget_the_report_is_partial_and_says_so() {
+    // 200 spans in a chain; facts for about 50 of them.
+    let input = chain_with_leaves(100, 1);
+    let budget = 50 * (SPAN_FACT_BYTES + 8) + 2000;
+    let r = check_bytes(
+        input.as_bytes(),
+        limited(Limits {
+            fact_bytes: budget,
+            ..Limits::default()
+        }),
+    );
+    // Every span is still counted and classified, and the run still fails.
+    assert_eq!(r.counts.total, 200);
+    assert_eq!(r.counts.silent_clip, 100);
+    assert_eq!(r.exit_code, 1);
+    let nk = &r.not_kept;
+    let from = nk.facts_from_line.expect("facts ran out");
+    assert!(nk.spans > 100 && nk.spans < 200, "{nk:?}");
+    let tool_spans: u64 = r.tools.iter().map(|t| t.spans).sum();
+    assert_eq!(tool_spans + nk.spans, 200);
+    assert!(r.rollup.iter().all(|e| e.line.is_none_or(|l| l < from)));
+    assert!(render::table(&r).contains(&format!(
+        "# not kept (memory limit): the facts of {} spans from line {from} on;",
+        nk.spans
+    )));
+}
+
+#[test]
+fn past_the_row_budget_rows_are_counted_not_listed() {
+    let input = chain_with_leaves(100, 1);
+    let r = check_bytes(
+        input.as_bytes(),
+        limited(Limits {
+            row_bytes: 20 * (toolslice::check::ROW_BYTES + 40),
+            ..Limits::default()
+        }),
+    );
+    assert_eq!(r.counts.silent_clip, 100);
+    assert!(r.rows.len() < 30 && !r.rows.is_empty());
+    assert_eq!(r.rows.len() as u64 + r.not_kept.rows, 100);
+    assert!(render::table(&r).contains("rows from line "));
+}
+
+#[test]
+fn a_line_past_the_limit_is_too_large_and_named() {
+    let long = format!(
+        "{{\"name\":\"x\",\"injected_preview\":\"{}\",\"observed_bytes\":1}}",
+        "a".repeat(5000)
+    );
+    let ok = r#"{"name":"ls","observed_bytes":1,"injected_bytes":1,"injected_tokens":1}"#;
+    let input = format!("{ok}\n{long}\n{ok}\n{long}");
+    let options = CheckOptions {
+        limits: Limits {
+            line_bytes: 1000,
+            ..Limits::default()
+        },
+        ..CheckOptions::default()
+    };
+    let whole = check_bytes(input.as_bytes(), options.clone());
+    assert_eq!(whole.counts.total, 2);
+    assert_eq!(whole.counts.invalid, 2);
+    assert_eq!(whole.invalid[0].line, 2);
+    assert_eq!(whole.invalid[0].kind.as_str(), "too_large");
+    assert!(whole.invalid[0].error.contains("line is 5053 bytes"), "{:?}", whole.invalid);
+    assert_eq!(whole.invalid[1].line, 4);
+    assert_eq!(whole.exit_code, 1);
+    // Chunked anywhere, the same report.
+    for size in [1, 7, 999, 1001, 4096] {
+        let mut checker = Checker::new(options.clone());
+        for chunk in input.as_bytes().chunks(size) {
+            checker.push(chunk);
+        }
+        assert_eq!(checker.finish(), whole, "chunks of {size}");
+    }
+    // A trace read line by line, and a document, are bounded the same way.
+    let otlp = otlp_line(&format!(
+        r#"{{"key":"pad","value":{{"stringValue":"{}"}}}}"#,
+        "p".repeat(3000)
+    ));
+    let r = check_bytes(format!("{otlp}\n").as_bytes(), options.clone());
+    assert_eq!(r.invalid[0].kind.as_str(), "too_large");
+    assert_eq!(r.exit_code, 1);
+    let doc = format!("{{\n\"resourceSpans\": []{}}}\n", " ".repeat(3000));
+    let options = CheckOptions {
+        limits: Limits {
+            document_bytes: 1000,
+            ..Limits::default()
+        },
+        ..CheckOptions::default()
+    };
+    let r = check_bytes(doc.as_bytes(), options);
+    assert_eq!(r.invalid[0].kind.as_str(), "too_large");
+    assert_eq!(r.exit_code, 1);
+}

@@ -112,6 +112,22 @@ pub fn table(report: &Report) -> String {
     if c.invalid > 0 {
         let _ = writeln!(out, "# invalid={} (the run is not trustworthy)", c.invalid);
     }
+    let nk = &report.not_kept;
+    if let Some(from) = nk.rows_from_line {
+        let _ = writeln!(
+            out,
+            "# not kept (memory limit): {} rows from {at} {from} on are counted but not listed",
+            nk.rows
+        );
+    }
+    if let Some(from) = nk.facts_from_line {
+        let _ = writeln!(
+            out,
+            "# not kept (memory limit): the facts of {} spans from {at} {from} on; the parent \
+             rollup, tool medians and builder rates cover the {at}s before it",
+            nk.spans
+        );
+    }
     if report.nothing_checked {
         let _ = writeln!(
             out,

@@ -9,7 +9,7 @@ use crate::intern::Interner;
 
 use serde::{Deserialize, Serialize};
 
-use super::classify::{classify, clip_ratio, Status};
+use super::classify::{classify, clip_ratio, Status, Verdict};
 use crate::formats::FormatOption;
 use crate::record::Sink;
 use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
@@ -164,8 +164,66 @@ pub struct CheckOptions {
     /// Keep only rows that are not `ok` (plus rows with warnings); all counts and
     /// summaries still cover every span. For runs too large to list.
     pub flagged_only: bool,
-    /// Which reader to use: `auto` (the default) detects it from the first non-blank line.
+    /// Which reader to use: `auto` (the default) detects it from the first non-blank lines.
     pub format: FormatOption,
+    /// How much memory the check may keep; the defaults fit a wasm32 module.
+    pub limits: Limits,
+}
+
+/// The memory a check may keep (issue 13: a file of any size checks in bounded memory).
+/// Past a budget the check goes on counting every span, and the report says what it could
+/// not keep ([`NotKept`]); nothing aborts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    /// Per-span facts for the rollup and the summaries: [`SPAN_FACT_BYTES`] per span plus
+    /// its id, plus each new tool name, builder version and parent id. Default 384 MiB.
+    pub fact_bytes: u64,
+    /// Listed rows: [`ROW_BYTES`] per row plus its text fields. Default 512 MiB.
+    pub row_bytes: u64,
+    /// The longest line a reader holds (default 128 MiB); a longer one is `too_large`.
+    pub line_bytes: u64,
+    /// The largest single JSON document a reader buffers (default 256 MiB).
+    pub document_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            fact_bytes: 384 << 20,
+            row_bytes: 512 << 20,
+            line_bytes: crate::lines::MAX_LINE as u64,
+            document_bytes: crate::formats::MAX_DOCUMENT as u64,
+        }
+    }
+}
+
+/// The memory a kept span fact costs beyond its id: its rollup node and the two lengths the
+/// tool medians need.
+pub const SPAN_FACT_BYTES: u64 = (std::mem::size_of::<Node>() + 2 * 8) as u64;
+/// The memory a listed row costs beyond its text fields.
+pub const ROW_BYTES: u64 = std::mem::size_of::<Row>() as u64;
+/// What a new entry of a name table (tool, builder, parent id) costs beyond its text.
+const NAME_BYTES: u64 = 48;
+
+/// What a check could not keep within its [`Limits`]. Counts, statuses, the clip histogram,
+/// the silent-clip rate and the exit code always cover every span; the parts named here are
+/// partial, and the table says so.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotKept {
+    /// Rows not listed (they are in the counts), from `rows_from_line` on.
+    pub rows: u64,
+    pub rows_from_line: Option<u64>,
+    /// Tool spans whose facts were not kept, from `facts_from_line` on: the rollup, the
+    /// per-tool medians and the per-builder rates cover only the spans before that line.
+    pub spans: u64,
+    pub facts_from_line: Option<u64>,
+}
+
+impl NotKept {
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0 && self.spans == 0
+    }
 }
 
 /// The checked run.
@@ -195,6 +253,10 @@ pub struct Report {
     /// wrong reader skips every line, and an empty verdict must not look green.
     #[serde(default)]
     pub nothing_checked: bool,
+    /// What the check could not keep within its memory limits (all zero when it kept
+    /// everything).
+    #[serde(default)]
+    pub not_kept: NotKept,
     /// 1 when any silent clip, incomplete span or invalid line, or when nothing was checked
     /// (see `nothing_checked`), else 0 (as the seed).
     pub exit_code: i32,
@@ -261,6 +323,10 @@ pub struct ReportBuilder {
     other_names: Vec<Box<str>>,
     /// (label, parent, status) of every span that fails the run and has a parent.
     flagged_children: Vec<(String, u32, Status)>,
+    /// Bytes kept so far against [`Limits::fact_bytes`] and [`Limits::row_bytes`].
+    fact_bytes: u64,
+    row_bytes: u64,
+    not_kept: NotKept,
 }
 
 impl ReportBuilder {
@@ -297,10 +363,12 @@ impl ReportBuilder {
         name: Option<String>,
         reason: String,
     ) {
-        if let Some(id) = span_id.as_deref() {
+        let cost = SPAN_FACT_BYTES
+            + (span_id.as_deref().map_or(0, str::len) + name.as_deref().map_or(0, str::len)) as u64;
+        if let Some(id) = span_id.as_deref().filter(|_| self.keep_facts(line, cost)) {
             let parent = (parent_id.as_deref())
                 .filter(|p| !p.is_empty())
-                .map(|p| self.parents.intern(p));
+                .map(|p| self.parent(p));
             let other = NodeName::Other(self.other_names.len() as u32);
             self.other_names.push(name.unwrap_or_default().into());
             self.node(id, parent, None, line, other);
@@ -368,41 +436,11 @@ impl ReportBuilder {
             self.counts.warned += 1;
         }
 
-        let tool = self.tool_names.intern(name);
-        if tool as usize == self.tools.len() {
-            self.tools.push(ToolAcc::default());
-        }
-        let acc = &mut self.tools[tool as usize];
-        acc.spans += 1;
-        acc.observed.extend(rec.observed_bytes);
-        acc.injected.extend(rec.injected_bytes);
-
-        let silent = u64::from(verdict.status == Status::SilentClip);
-        let builder = match rec.prompt_builder_version.as_deref() {
-            None => &mut self.no_builder,
-            Some(v) => {
-                let b = self.builder_names.intern(v) as usize;
-                if b == self.builders.len() {
-                    self.builders.push((0, 0));
-                }
-                &mut self.builders[b]
-            }
-        };
-        builder.0 += 1;
-        builder.1 += silent;
-
-        let parent = rec.parent_id.as_deref().map(|p| self.parents.intern(p));
-        if let Some(id) = rec.span_id.as_deref() {
-            self.node(id, parent, Some(verdict.status), line, NodeName::Tool(tool));
-        }
-        if verdict.status.fails_run() {
-            if let Some(parent) = parent {
-                let label = rec
-                    .span_id
-                    .as_deref()
-                    .map_or_else(|| format!("line {line}"), str::to_string);
-                self.flagged_children.push((label, parent, verdict.status));
-            }
+        let cost = SPAN_FACT_BYTES + rec.span_id.as_deref().map_or(0, str::len) as u64;
+        if self.keep_facts(line, cost) {
+            self.facts(line, name, rec, verdict.status);
+        } else {
+            self.not_kept.spans += 1;
         }
 
         let clip_ratio = match (rec.observed_bytes, rec.injected_bytes) {
@@ -417,7 +455,9 @@ impl ReportBuilder {
         let keep = !self.options.flagged_only
             || verdict.status != Status::Ok
             || !verdict.warnings.is_empty();
-        if keep {
+        if keep && !self.keep_row(line, row_cost(rec, &verdict, &provenance.notes)) {
+            self.not_kept.rows += 1;
+        } else if keep {
             // Straight from the view: the row has no `status` text, and `name` is the
             // checked one; owning the whole record first copied both only to drop them.
             let name = crate::bytes::to_string(name);
@@ -443,6 +483,93 @@ impl ReportBuilder {
                 notes: provenance.notes,
                 injected_tokens_estimated: provenance.injected_tokens_estimated,
             });
+        }
+    }
+
+    /// Whether a span's facts (`cost` bytes) fit the budget. Once one does not, no later
+    /// span's facts are kept either, so the partial parts cover a prefix of the input.
+    #[inline]
+    fn keep_facts(&mut self, line: u64, cost: u64) -> bool {
+        if self.not_kept.facts_from_line.is_some() {
+            return false;
+        }
+        if self.fact_bytes + cost > self.options.limits.fact_bytes {
+            self.not_kept.facts_from_line = Some(line);
+            return false;
+        }
+        self.fact_bytes += cost;
+        true
+    }
+
+    /// Whether a row of `cost` bytes fits the row budget. Once one does not, no later row is
+    /// listed, so the listed rows are those of a prefix of the input.
+    fn keep_row(&mut self, line: u64, cost: u64) -> bool {
+        if self.not_kept.rows_from_line.is_some() {
+            return false;
+        }
+        if self.row_bytes + cost > self.options.limits.row_bytes {
+            self.not_kept.rows_from_line = Some(line);
+            return false;
+        }
+        self.row_bytes += cost;
+        true
+    }
+
+    /// A parent id's index, charging a new one to the fact budget (past it, an id is still
+    /// interned: the span that names it was within the budget, and ids are bounded by it).
+    fn parent(&mut self, id: &str) -> u32 {
+        let before = self.parents.len();
+        let pid = self.parents.intern(id);
+        if self.parents.len() > before {
+            self.fact_bytes += NAME_BYTES + id.len() as u64;
+        }
+        pid
+    }
+
+    /// What the summaries and the rollup keep of one tool span.
+    #[inline(always)]
+    fn facts(&mut self, line: u64, name: &str, rec: &SpanView<'_>, status: Status) {
+        let tools = self.tool_names.len();
+        let tool = self.tool_names.intern(name);
+        if tool as usize == self.tools.len() {
+            self.tools.push(ToolAcc::default());
+        }
+        if self.tool_names.len() > tools {
+            self.fact_bytes += NAME_BYTES + name.len() as u64;
+        }
+        let acc = &mut self.tools[tool as usize];
+        acc.spans += 1;
+        acc.observed.extend(rec.observed_bytes);
+        acc.injected.extend(rec.injected_bytes);
+
+        let silent = u64::from(status == Status::SilentClip);
+        let builder = match rec.prompt_builder_version.as_deref() {
+            None => &mut self.no_builder,
+            Some(v) => {
+                let b = self.builder_names.intern(v) as usize;
+                if b == self.builders.len() {
+                    self.builders.push((0, 0));
+                    self.fact_bytes += NAME_BYTES + v.len() as u64;
+                }
+                &mut self.builders[b]
+            }
+        };
+        builder.0 += 1;
+        builder.1 += silent;
+
+        let parent = rec.parent_id.as_deref().map(|p| self.parent(p));
+        if let Some(id) = rec.span_id.as_deref() {
+            self.node(id, parent, Some(status), line, NodeName::Tool(tool));
+        }
+        if status.fails_run() {
+            if let Some(parent) = parent {
+                let label = rec
+                    .span_id
+                    .as_deref()
+                    .map_or_else(|| format!("line {line}"), str::to_string);
+                self.fact_bytes += label.len() as u64 + 32;
+                self.flagged_children.push((label, parent, status));
+            }
         }
     }
 
@@ -517,6 +644,7 @@ impl ReportBuilder {
             rollup,
             flagged_only: self.options.flagged_only,
             nothing_checked,
+            not_kept: self.not_kept,
             exit_code: i32::from(fails),
             counts,
         }
@@ -717,6 +845,29 @@ fn merge_examples(a: Vec<u32>, b: &[u32]) -> Vec<u32> {
         }
     }
     out
+}
+
+/// What a listed row costs: [`ROW_BYTES`] and its text fields.
+fn row_cost(rec: &SpanView<'_>, verdict: &Verdict, notes: &[String]) -> u64 {
+    let text = |v: &Option<std::borrow::Cow<'_, str>>| v.as_deref().map_or(0, str::len);
+    let preview = match &rec.injected_preview {
+        None => 0,
+        Some(LazyText::Text(t)) => t.len(),
+        Some(LazyText::Escaped(raw)) => raw.len(),
+    };
+    let lists = (verdict.detail.iter())
+        .chain(&verdict.warnings)
+        .chain(notes)
+        .map(|t| t.len() + 24)
+        .sum::<usize>();
+    let fields = text(&rec.span_id)
+        + text(&rec.parent_id)
+        + text(&rec.name)
+        + text(&rec.clip_reason)
+        + text(&rec.sha256_observed)
+        + text(&rec.sha256_injected)
+        + text(&rec.prompt_builder_version);
+    ROW_BYTES + (fields + preview + lists) as u64
 }
 
 fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {

@@ -8,7 +8,7 @@ use super::detect::{self, Detector, FirstLine};
 use super::{
     describe, langfuse, openai_agents, otlp, Collector, Entries, Format, FormatOption, Layout, Sink,
 };
-use crate::lines::LineSplitter;
+use crate::lines::{LineSplitter, Piece};
 use crate::record::ReadAs;
 use crate::span::{parse_view, InvalidKind, KeyOrder, SpanView};
 
@@ -63,9 +63,14 @@ enum State {
         format: Format,
         collector: Collector,
     },
-    /// One JSON document, buffered.
-    Document { buf: Vec<u8> },
+    /// One JSON document, buffered (at most `document_limit` bytes; past it, only its
+    /// length is counted).
+    Document { buf: Vec<u8>, dropped: Option<u64> },
 }
+
+/// The largest single JSON document a reader buffers by default (256 MiB): parsed whole, it
+/// takes several times that, and a wasm32 module has 4 GiB at most.
+pub const MAX_DOCUMENT: usize = 256 << 20;
 
 /// The streaming reader behind `check::Checker` and [`convert_to_spans`]: bytes in,
 /// in chunks split anywhere; records, skips and invalid entries out to a [`Sink`].
@@ -73,13 +78,21 @@ pub(crate) struct Reader {
     option: FormatOption,
     state: State,
     line_no: u64,
+    line_limit: usize,
+    document_limit: usize,
 }
 
 impl Reader {
     pub fn new(option: FormatOption) -> Reader {
+        Reader::with_limits(option, crate::lines::MAX_LINE, MAX_DOCUMENT)
+    }
+
+    /// A reader that holds lines of at most `line_limit` bytes and a document of at most
+    /// `document_limit`; longer ones are reported as `too_large`, never buffered.
+    pub fn with_limits(option: FormatOption, line_limit: usize, document_limit: usize) -> Reader {
         let state = match option {
             FormatOption::Spans => State::Spans {
-                lines: LineSplitter::new(),
+                lines: LineSplitter::with_limit(line_limit),
                 order: KeyOrder::default(),
             },
             _ => State::Start {
@@ -93,6 +106,8 @@ impl Reader {
             option,
             state,
             line_no: 0,
+            line_limit,
+            document_limit,
         }
     }
 
@@ -102,12 +117,22 @@ impl Reader {
     }
 
     pub fn push<S: Sink>(&mut self, chunk: &[u8], sink: &mut S) {
-        let Reader { state, line_no, .. } = self;
+        let Reader {
+            state,
+            line_no,
+            line_limit,
+            document_limit,
+            ..
+        } = self;
+        let limit = *line_limit;
         let decision = match state {
             State::Spans { lines, order } => {
-                let Some(mut rest) = lines.resume(chunk, |line| {
+                let Some(mut rest) = lines.resume(chunk, |piece| {
                     *line_no += 1;
-                    span_line(sink, *line_no, line);
+                    match piece {
+                        Piece::Line(line) => span_line(sink, *line_no, line),
+                        Piece::TooLong(len) => too_large(sink, *line_no, len, limit),
+                    }
                 }) else {
                     return;
                 };
@@ -116,7 +141,9 @@ impl Reader {
                     let mut record = SpanView::default();
                     if let Some(end) = crate::span::scan_line(rest, order, &mut record) {
                         *line_no += 1;
-                        if record.name.as_deref().is_none_or(str::is_empty) {
+                        if end > limit {
+                            too_large(sink, *line_no, end as u64, limit);
+                        } else if record.name.as_deref().is_none_or(str::is_empty) {
                             nameless(sink, *line_no, &rest[..end], &mut record);
                         } else {
                             sink.span(*line_no, &mut record);
@@ -128,7 +155,10 @@ impl Reader {
                         break;
                     };
                     *line_no += 1;
-                    span_line(sink, *line_no, crate::lines::strip_cr(&rest[..at]));
+                    match lines.piece(&rest[..at]) {
+                        Piece::Line(line) => span_line(sink, *line_no, line),
+                        Piece::TooLong(len) => too_large(sink, *line_no, len, limit),
+                    }
                     rest = &rest[at + 1..];
                 }
                 lines.hold(rest);
@@ -139,14 +169,24 @@ impl Reader {
                 format,
                 collector,
             } => {
-                lines.push(chunk, |line| {
+                lines.push(chunk, |piece| {
                     *line_no += 1;
-                    json_line(*format, *line_no, line, collector, sink);
+                    match piece {
+                        Piece::Line(line) => json_line(*format, *line_no, line, collector, sink),
+                        Piece::TooLong(len) => too_large(sink, *line_no, len, limit),
+                    }
                 });
                 return;
             }
-            State::Document { buf } => {
-                buf.extend_from_slice(chunk);
+            State::Document { buf, dropped } => {
+                if let Some(len) = dropped {
+                    *len += chunk.len() as u64;
+                } else if buf.len() + chunk.len() > *document_limit {
+                    *dropped = Some((buf.len() + chunk.len()) as u64);
+                    *buf = Vec::new();
+                } else {
+                    buf.extend_from_slice(chunk);
+                }
                 return;
             }
             State::Start {
@@ -160,13 +200,14 @@ impl Reader {
                     // chunk itself and hand it to the chosen reader without a copy (a copy
                     // of the detector: undecided, the chunk is looked at again as the head).
                     let (mut start, mut seen, mut trial) = (0, 0, detector.clone());
-                    if let Some(decision) = detect_in(chunk, &mut start, &mut seen, &mut trial) {
+                    let found = detect_in(chunk, &mut start, &mut seen, &mut trial, limit);
+                    if let Some(decision) = found {
                         self.begin(decision, sink);
                         return self.push(chunk, sink);
                     }
                 }
                 head.extend_from_slice(chunk);
-                match detect_in(head, line_start, searched, detector) {
+                match detect_in(head, line_start, searched, detector, limit) {
                     Some(decision) => decision,
                     None => return,
                 }
@@ -179,11 +220,14 @@ impl Reader {
     fn begin<S: Sink>(&mut self, decision: FirstLine, sink: &mut S) {
         // A forced `spans` never waits in `Start` (see `new`), so `forced` is a trace format.
         let state = match (decision, self.option.forced()) {
-            (FirstLine::Document, _) => State::Document { buf: Vec::new() },
-            (_, Some(format)) => lines_state(format),
-            (FirstLine::Lines(Some(format)), None) => lines_state(format),
+            (FirstLine::Document, _) => State::Document {
+                buf: Vec::new(),
+                dropped: None,
+            },
+            (_, Some(format)) => lines_state(format, self.line_limit),
+            (FirstLine::Lines(Some(format)), None) => lines_state(format, self.line_limit),
             _ => State::Spans {
-                lines: LineSplitter::new(),
+                lines: LineSplitter::with_limit(self.line_limit),
                 order: KeyOrder::default(),
             },
         };
@@ -221,7 +265,10 @@ impl Reader {
             State::Spans { lines, .. } => {
                 if let Some(last) = lines.finish() {
                     self.line_no += 1;
-                    span_line(sink, self.line_no, &last);
+                    match last {
+                        Ok(last) => span_line(sink, self.line_no, &last),
+                        Err(len) => too_large(sink, self.line_no, len, self.line_limit),
+                    }
                 }
                 sink.set_format(Format::Spans.as_str(), None);
             }
@@ -232,7 +279,10 @@ impl Reader {
             } => {
                 if let Some(last) = lines.finish() {
                     self.line_no += 1;
-                    json_line(format, self.line_no, &last, &mut collector, sink);
+                    match last {
+                        Ok(last) => json_line(format, self.line_no, &last, &mut collector, sink),
+                        Err(len) => too_large(sink, self.line_no, len, self.line_limit),
+                    }
                 }
                 let conventions = collector.finish(sink);
                 sink.set_format(
@@ -243,14 +293,32 @@ impl Reader {
                     }),
                 );
             }
-            State::Document { buf } => read_document(self.option, strip_bom(&buf), sink),
+            State::Document {
+                dropped: Some(len), ..
+            } => {
+                let name = self.option.forced().map_or("unknown", Format::as_str);
+                let why = format!(
+                    "the JSON document is {len} bytes, more than the {} bytes a document may \
+                     hold; it was not read (a JSONL export, one value per line, streams)",
+                    self.document_limit
+                );
+                sink.invalid(1, InvalidKind::TooLarge, why);
+                sink.set_format(
+                    name,
+                    Some(ReadAs {
+                        layout: Layout::Document,
+                        conventions: Vec::new(),
+                    }),
+                );
+            }
+            State::Document { buf, .. } => read_document(self.option, strip_bom(&buf), sink),
         }
     }
 }
 
-fn lines_state(format: Format) -> State {
+fn lines_state(format: Format, line_limit: usize) -> State {
     State::Lines {
-        lines: LineSplitter::new(),
+        lines: LineSplitter::with_limit(line_limit),
         format,
         collector: Collector::default(),
     }
@@ -268,13 +336,17 @@ fn detect_in(
     line_start: &mut usize,
     searched: &mut usize,
     detector: &mut Detector,
+    line_limit: usize,
 ) -> Option<FirstLine> {
     while let Some(line) = first_nonblank_line(head, line_start, searched) {
         if let Some(decision) = detector.line(line) {
             return Some(decision);
         }
     }
-    (detector.seen() > 0 && head.len() > detect::DETECT_BYTES).then(|| detector.end())
+    // A first line longer than a line may be is not held to look at: the chosen reader
+    // reports it as too large.
+    let waited = detector.seen() > 0 && head.len() > detect::DETECT_BYTES;
+    (waited || head.len() - *line_start > line_limit).then(|| detector.end())
 }
 
 /// The next complete non-blank line of `head` (newline-terminated), from `line_start`, which
@@ -303,6 +375,15 @@ fn first_nonblank_line<'a>(
             return Some(line);
         }
     }
+}
+
+/// A line longer than the reader holds: reported, never buffered.
+#[cold]
+fn too_large<S: Sink + ?Sized>(sink: &mut S, line_no: u64, len: u64, limit: usize) {
+    let why = format!(
+        "line is {len} bytes, more than the {limit} bytes a line may hold; it was not read"
+    );
+    sink.invalid(line_no, InvalidKind::TooLarge, why);
 }
 
 /// One line of seed-000 span JSONL: the checker's hot path.
