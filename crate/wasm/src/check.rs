@@ -173,10 +173,16 @@ export interface Report {
   rollup: Rollup[];
   flagged_only: boolean;
   /**
-   * No entry was a tool span while some were skipped or invalid: nothing was checked, and
-   * the run does not pass (exit_code 1).
+   * Present when no entry was a tool span while some were skipped or invalid: one line
+   * saying nothing was checked and what was seen instead; the run does not pass (exit 1).
    */
-  nothing_checked: boolean;
+  nothing_checked?: string;
+  /**
+   * What the check could not keep within its memory limits (all zero / null when it kept
+   * everything): rows counted but not listed from `rows_from_line` on, and the spans whose
+   * facts (rollup, tool medians, builder rates) were not kept from `facts_from_line` on.
+   */
+  not_kept: { rows: number; rows_from_line: number | null; spans: number; facts_from_line: number | null };
   /** 1 when any silent clip, incomplete span or invalid line, or nothing was checked; else 0. */
   exit_code: 0 | 1;
 }
@@ -208,6 +214,7 @@ fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
     Ok(CheckOptions {
         flagged_only: opts.flagged_only,
         format: format_option(opts.format.as_deref())?,
+        ..CheckOptions::default()
     })
 }
 

@@ -41,6 +41,9 @@ pub fn table(report: &Report) -> String {
     if report.flagged_only {
         let _ = writeln!(out, "# rows: flagged only ({} ok rows not listed)", c.ok);
     }
+    if let Some(line) = &report.nothing_checked {
+        let _ = writeln!(out, "# {line}");
+    }
     // Trace formats read as one document number their entries (spans) instead of lines.
     let at = match &report.read_as {
         Some(r) if r.layout == Layout::Document => "entry",
@@ -126,13 +129,6 @@ pub fn table(report: &Report) -> String {
             "# not kept (memory limit): the facts of {} spans from {at} {from} on; the parent \
              rollup, tool medians and builder rates cover the {at}s before it",
             nk.spans
-        );
-    }
-    if report.nothing_checked {
-        let _ = writeln!(
-            out,
-            "# nothing checked: no {at} held a tool span ({} skipped, {} invalid); not a pass",
-            c.skipped, c.invalid
         );
     }
     for r in &report.rollup {

@@ -248,11 +248,11 @@ pub struct Report {
     pub rollup: Vec<Rollup>,
     /// Whether the rows list is only the flagged rows.
     pub flagged_only: bool,
-    /// No entry was a tool span, and some were skipped or invalid: every line of the input
-    /// was set aside, so nothing was checked. Never a pass (issue 13): a trace read with the
-    /// wrong reader skips every line, and an empty verdict must not look green.
-    #[serde(default)]
-    pub nothing_checked: bool,
+    /// When no entry was a tool span while some were skipped or invalid: one line saying
+    /// that nothing was checked and what was seen instead. Never a pass (issue 13): a trace
+    /// read with the wrong reader skips every line, and an empty verdict must not look green.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nothing_checked: Option<String>,
     /// What the check could not keep within its memory limits (all zero when it kept
     /// everything).
     #[serde(default)]
@@ -626,11 +626,21 @@ impl ReportBuilder {
         crate::sort::sort_by(&mut builders, |a, b| {
             a.prompt_builder_version.cmp(&b.prompt_builder_version)
         });
-        let nothing_checked = counts.total == 0 && counts.skipped + counts.invalid > 0;
+        let nothing_checked =
+            (counts.total == 0 && counts.skipped + counts.invalid > 0).then(|| {
+                format!(
+                    "nothing checked: no tool span in {} entries read as {} ({} skipped, {} \
+                     invalid); not a pass",
+                    counts.lines - counts.blank,
+                    self.format,
+                    counts.skipped,
+                    counts.invalid
+                )
+            });
         let fails = counts.silent_clip > 0
             || counts.incomplete > 0
             || counts.invalid > 0
-            || nothing_checked;
+            || nothing_checked.is_some();
         Report {
             format: self.format,
             read_as: self.read_as,
