@@ -135,11 +135,9 @@ fn nothing_checked_is_never_a_pass() {
         CheckOptions::default(),
     );
     assert_eq!(r.counts.total, 0);
-    assert!(r.nothing_checked);
+    assert!(r.nothing_checked.is_some());
     assert_eq!(r.exit_code, 1);
-    assert!(render::table(&r).contains(
-        "# nothing checked: no line held a tool span (2 skipped, 0 invalid); not a pass"
-    ));
+    assert!(render::table(&r).contains("\n# nothing checked: "));
     // One checked span is enough for the usual verdict.
     let r = check_bytes(
         b"{\"span_id\":\"a\"}\n{\"name\":\"ls\",\"observed_bytes\":1,\"injected_bytes\":1,\"injected_tokens\":1}\n",
