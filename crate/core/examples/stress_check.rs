@@ -145,6 +145,37 @@ fn otlp_document(n: usize) -> Vec<u8> {
     .into_bytes()
 }
 
+/// One trace: n tool calls without call ids, then one model call whose input carries n tool
+/// messages after its last assistant message (the order join pairs them).
+fn otlp_order_join(n: usize) -> Vec<u8> {
+    let mut spans = Vec::new();
+    for i in 0..n {
+        spans.push(format!(
+            r#"{{"traceId":"t","spanId":"a{i}","name":"execute_tool ls","startTimeUnixNano":"{}","endTimeUnixNano":"{}","attributes":[{{"key":"gen_ai.operation.name","value":{{"stringValue":"execute_tool"}}}},{{"key":"gen_ai.tool.call.result","value":{{"stringValue":"result {i}"}}}}]}}"#,
+            2 * i + 1,
+            2 * i + 2
+        ));
+    }
+    let mut messages =
+        vec![r#"{"role":"assistant","parts":[{"type":"text","content":"calling"}]}"#.to_string()];
+    for i in 0..n {
+        messages.push(format!(
+            r#"{{"role":"tool","parts":[{{"type":"tool_call_response","response":"result {i}"}}]}}"#
+        ));
+    }
+    let messages = serde_json::to_string(&format!("[{}]", messages.join(","))).unwrap();
+    spans.push(format!(
+        r#"{{"traceId":"t","spanId":"b","name":"chat","startTimeUnixNano":"{}","endTimeUnixNano":"{}","attributes":[{{"key":"gen_ai.operation.name","value":{{"stringValue":"chat"}}}},{{"key":"gen_ai.input.messages","value":{{"stringValue":{messages}}}}}]}}"#,
+        2 * n + 1,
+        2 * n + 2
+    ));
+    format!(
+        "{{\n\"resourceSpans\":[{{\"scopeSpans\":[{{\"spans\":[{}]}}]}}]}}\n",
+        spans.join(",")
+    )
+    .into_bytes()
+}
+
 fn langfuse_lines(n: usize) -> Vec<u8> {
     let mut out = String::new();
     for i in 0..n {
@@ -245,6 +276,18 @@ const WORKLOADS: &[Workload] = &[
         name: "otlp: one document",
         base: 1_000,
         input: otlp_document,
+        run: check,
+    },
+    Workload {
+        name: "otlp: one trace, many calls (id join)",
+        base: 4_000,
+        input: otlp_document,
+        run: check,
+    },
+    Workload {
+        name: "otlp: order join, one model call",
+        base: 4_000,
+        input: otlp_order_join,
         run: check,
     },
     Workload {
