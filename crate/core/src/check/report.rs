@@ -179,7 +179,7 @@ pub struct Limits {
     /// Per-span facts for the rollup and the summaries: [`SPAN_FACT_BYTES`] per span plus
     /// its id, plus each new tool name, builder version and parent id. Default 384 MiB.
     pub fact_bytes: u64,
-    /// Listed rows: [`ROW_BYTES`] per row plus its text fields. Default 512 MiB.
+    /// Listed rows: [`ROW_BYTES`] per row plus its text fields. Default 256 MiB.
     pub row_bytes: u64,
     /// The longest line a reader holds (default 128 MiB); a longer one is `too_large`.
     pub line_bytes: u64,
@@ -191,7 +191,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             fact_bytes: 384 << 20,
-            row_bytes: 512 << 20,
+            row_bytes: 256 << 20,
             line_bytes: crate::lines::MAX_LINE as u64,
             document_bytes: crate::formats::MAX_DOCUMENT as u64,
         }
