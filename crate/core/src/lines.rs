@@ -4,9 +4,32 @@
 //! stays part of the line. The splitter owns only the unfinished tail of the input, so its
 //! memory is bounded by the longest line.
 
-#[derive(Debug, Default)]
+/// The longest line a reader holds by default (128 MiB): a longer one is reported as
+/// `too_large` and skipped to its newline, never buffered. A wasm32 module has 4 GiB at most,
+/// and an unbounded line ended in "capacity overflow" (issue 13).
+pub const MAX_LINE: usize = 128 << 20;
+
+/// What the splitter hands out: a complete line, or the length of one too long to hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'a> {
+    Line(&'a [u8]),
+    /// A line longer than the limit, with its length in bytes (without the newline); its
+    /// bytes were dropped as they arrived.
+    TooLong(u64),
+}
+
+#[derive(Debug)]
 pub struct LineSplitter {
     partial: Vec<u8>,
+    limit: usize,
+    /// Bytes of the current line dropped so far, once it passed the limit.
+    dropped: Option<u64>,
+}
+
+impl Default for LineSplitter {
+    fn default() -> Self {
+        LineSplitter::with_limit(MAX_LINE)
+    }
 }
 
 impl LineSplitter {
@@ -14,28 +37,39 @@ impl LineSplitter {
         Self::default()
     }
 
-    /// Calls `emit` with every line the chunk completes, in order.
-    pub fn push(&mut self, mut chunk: &[u8], mut emit: impl FnMut(&[u8])) {
-        if !self.partial.is_empty() {
-            match find_newline(chunk) {
-                None => {
-                    self.partial.extend_from_slice(chunk);
-                    return;
-                }
-                Some(at) => {
-                    self.partial.extend_from_slice(&chunk[..at]);
-                    emit(strip_cr(&self.partial));
-                    self.partial.clear();
-                    chunk = &chunk[at + 1..];
-                }
-            }
+    /// A splitter that holds lines of at most `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        LineSplitter {
+            partial: Vec::new(),
+            limit,
+            dropped: None,
         }
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Calls `emit` with every line the chunk completes, in order.
+    pub fn push(&mut self, chunk: &[u8], mut emit: impl FnMut(Piece<'_>)) {
+        let Some(mut chunk) = self.resume(chunk, &mut emit) else {
+            return;
+        };
         // Lines wholly inside this chunk are emitted without copying.
         while let Some(at) = find_newline(chunk) {
-            emit(strip_cr(&chunk[..at]));
+            emit(self.piece(&chunk[..at]));
             chunk = &chunk[at + 1..];
         }
-        self.partial.extend_from_slice(chunk);
+        self.hold(chunk);
+    }
+
+    /// A line found whole in a chunk, checked against the limit.
+    pub fn piece<'a>(&self, line: &'a [u8]) -> Piece<'a> {
+        if line.len() > self.limit {
+            Piece::TooLong(line.len() as u64)
+        } else {
+            Piece::Line(strip_cr(line))
+        }
     }
 
     /// [`push`](Self::push) for a caller that reads lines in place: completes the held
@@ -43,27 +77,46 @@ impl LineSplitter {
     /// of the chunk, which starts at a line start; `None` when the chunk only extended the
     /// held line. The caller reads what lines it can of the rest and hands the unfinished
     /// tail back with [`hold`](Self::hold).
-    pub fn resume<'c>(&mut self, chunk: &'c [u8], emit: impl FnOnce(&[u8])) -> Option<&'c [u8]> {
-        if self.partial.is_empty() {
+    pub fn resume<'c>(
+        &mut self,
+        chunk: &'c [u8],
+        emit: impl FnOnce(Piece<'_>),
+    ) -> Option<&'c [u8]> {
+        if self.partial.is_empty() && self.dropped.is_none() {
             return Some(chunk);
         }
         let Some(at) = find_newline(chunk) else {
-            self.partial.extend_from_slice(chunk);
+            self.hold(chunk);
             return None;
         };
-        self.partial.extend_from_slice(&chunk[..at]);
-        emit(strip_cr(&self.partial));
+        self.hold(&chunk[..at]);
+        match self.dropped.take() {
+            Some(len) => emit(Piece::TooLong(len)),
+            None => emit(Piece::Line(strip_cr(&self.partial))),
+        }
         self.partial.clear();
         Some(&chunk[at + 1..])
     }
 
-    /// Keeps `tail` (which holds no newline) as the start of the next line.
+    /// Keeps `tail` (which holds no newline) as the start of the next line, or drops it
+    /// when the line has grown past the limit.
     pub fn hold(&mut self, tail: &[u8]) {
-        self.partial.extend_from_slice(tail);
+        if let Some(dropped) = &mut self.dropped {
+            *dropped += tail.len() as u64;
+        } else if self.partial.len() + tail.len() > self.limit {
+            self.dropped = Some((self.partial.len() + tail.len()) as u64);
+            self.partial = Vec::new();
+        } else {
+            self.partial.extend_from_slice(tail);
+        }
     }
 
-    /// The last line, when the input did not end with a newline.
-    pub fn finish(self) -> Option<Vec<u8>> {
+    /// The last line, when the input did not end with a newline: its bytes, or the length of
+    /// a line that was too long to hold.
+    pub fn finish(self) -> Option<Result<Vec<u8>, u64>> {
+        if let Some(len) = self.dropped {
+            return Some(Err(len));
+        }
         if self.partial.is_empty() {
             return None;
         }
@@ -71,7 +124,7 @@ impl LineSplitter {
         if last.last() == Some(&b'\r') {
             last.pop();
         }
-        Some(last)
+        Some(Ok(last))
     }
 }
 
@@ -110,9 +163,12 @@ mod tests {
         let mut s = LineSplitter::new();
         let mut out = Vec::new();
         for c in chunks {
-            s.push(c, |l| out.push(l.to_vec()));
+            s.push(c, |l| match l {
+                Piece::Line(l) => out.push(l.to_vec()),
+                Piece::TooLong(n) => panic!("too long: {n}"),
+            });
         }
-        out.extend(s.finish());
+        out.extend(s.finish().map(Result::unwrap));
         out
     }
 
@@ -126,6 +182,26 @@ mod tests {
                 b"def".to_vec(),
                 b"".to_vec(),
                 b"gh".to_vec()
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_past_the_limit_are_measured_not_held() {
+        let mut s = LineSplitter::with_limit(4);
+        let mut out = Vec::new();
+        for chunk in [&b"ab\nabc"[..], b"def", b"gh\nxy\n123456\nlast-long"] {
+            s.push(chunk, |p| out.push(format!("{p:?}")));
+            assert!(s.partial.len() <= 4);
+        }
+        assert_eq!(s.finish(), Some(Err(9)));
+        assert_eq!(
+            out,
+            [
+                "Line([97, 98])",
+                "TooLong(8)",
+                "Line([120, 121])",
+                "TooLong(6)"
             ]
         );
     }

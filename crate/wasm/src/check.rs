@@ -93,7 +93,7 @@ export interface Counts {
 }
 
 /** Why a line is invalid, as a stable code. */
-export type InvalidKind = "not_utf8" | "binary" | "not_json" | "not_an_object" | "bad_field" | "unknown_format";
+export type InvalidKind = "not_utf8" | "binary" | "not_json" | "not_an_object" | "bad_field" | "unknown_format" | "too_large";
 /** At most 1000 invalid (and 1000 skipped) lines are listed; `counts` covers all of them. */
 export interface InvalidLine { line: number; kind: InvalidKind; error: string; }
 export interface SkippedLine { line: number; span_id: string | null; reason: string; }
@@ -172,7 +172,18 @@ export interface Report {
   builders: BuilderStats[];
   rollup: Rollup[];
   flagged_only: boolean;
-  /** 1 when any silent clip, incomplete span or invalid line, else 0. */
+  /**
+   * Present when no entry was a tool span while some were skipped or invalid: one line
+   * saying nothing was checked and what was seen instead; the run does not pass (exit 1).
+   */
+  nothing_checked?: string;
+  /**
+   * What the check could not keep within its memory limits (all zero / null when it kept
+   * everything): rows counted but not listed from `rows_from_line` on, and the spans whose
+   * facts (rollup, tool medians, builder rates) were not kept from `facts_from_line` on.
+   */
+  not_kept: { rows: number; rows_from_line: number | null; spans: number; facts_from_line: number | null };
+  /** 1 when any silent clip, incomplete span or invalid line, or nothing was checked; else 0. */
   exit_code: 0 | 1;
 }
 "#;
@@ -203,6 +214,7 @@ fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
     Ok(CheckOptions {
         flagged_only: opts.flagged_only,
         format: format_option(opts.format.as_deref())?,
+        ..CheckOptions::default()
     })
 }
 
@@ -230,11 +242,24 @@ impl Checker {
         })
     }
 
-    /// Feeds the next chunk: a string, a `Uint8Array` or an `ArrayBuffer`.
+    /// Feeds the next chunk: a string, a `Uint8Array` or an `ArrayBuffer`, of any size. A
+    /// chunk is copied into the module a window at a time, so a 1 GiB chunk costs a window of
+    /// memory, not a gigabyte (which trapped the module and leaked it; issue 13).
     pub fn push(&mut self, chunk: &JsInput) -> Result<(), JsValue> {
         let inner = self.inner.as_mut().ok_or_else(finished)?;
-        if let Some(text) = chunk.as_string() {
-            inner.push(text.as_bytes());
+        if let Some(text) = chunk.dyn_ref::<js_sys::JsString>() {
+            let len = text.length();
+            let mut start = 0;
+            while start < len {
+                let mut end = len.min(start + WINDOW as u32 / 4);
+                // Never split a surrogate pair: each half alone would decode as U+FFFD.
+                if end < len && (0xD800..0xDC00).contains(&(text.char_code_at(end - 1) as u32)) {
+                    end -= 1;
+                }
+                let piece = text.slice(start, end).as_string().unwrap_or_default();
+                inner.push(piece.as_bytes());
+                start = end;
+            }
             return Ok(());
         }
         let bytes = if let Some(view) = chunk.dyn_ref::<js_sys::Uint8Array>() {
@@ -247,10 +272,19 @@ impl Checker {
                 "invalid_argument",
             ));
         };
-        // One copy into a reused buffer: no allocation per chunk.
-        self.scratch.resize(bytes.length() as usize, 0);
-        bytes.copy_to(&mut self.scratch);
-        inner.push(&self.scratch);
+        // One copy per window into a reused buffer: no allocation per chunk.
+        let len = bytes.length();
+        let mut start = 0;
+        while start < len {
+            let end = len.min(start + WINDOW as u32);
+            let n = (end - start) as usize;
+            if self.scratch.len() < n {
+                self.scratch.resize(n, 0);
+            }
+            bytes.subarray(start, end).copy_to(&mut self.scratch[..n]);
+            inner.push(&self.scratch[..n]);
+            start = end;
+        }
         Ok(())
     }
 
@@ -281,6 +315,9 @@ impl Checker {
         })
     }
 }
+
+/// Bytes of a chunk copied into the module at a time.
+const WINDOW: usize = 1 << 20;
 
 fn finished() -> JsValue {
     error_with_code("this Checker has already finished", "checker_finished")

@@ -28,7 +28,7 @@ pub use compare::{compare_span_runs, InjectedChange, SliceSide, SpanRunDiff};
 // re-exported here because a report is where users meet them.
 pub use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
 pub use report::{
-    BuilderStats, CheckOptions, ClipHistogram, Counts, Report, ReportBuilder, Rollup, Row,
-    ToolStats, MAX_LISTED,
+    BuilderStats, CheckOptions, ClipHistogram, Counts, Limits, NotKept, Report, ReportBuilder,
+    Rollup, Row, ToolStats, MAX_LISTED, MAX_ROLLUP_EXAMPLES, ROW_BYTES, SPAN_FACT_BYTES,
 };
 pub use stream::{check_bytes, Checker};

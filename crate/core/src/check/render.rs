@@ -5,6 +5,7 @@
 //! table `clip_check.py` prints, so scripts that parse the seed's output keep working. Lines
 //! the seed would have crashed on or dropped follow its summary line as `#` comments.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use super::report::Report;
@@ -24,11 +25,11 @@ pub fn table(report: &Report) -> String {
             out,
             "{:<16} {:<12} {:<16} {:>8} {:>8} {}",
             row.status.as_str(),
-            row.span_id.as_deref().unwrap_or("-"),
-            row.name,
+            esc(row.span_id.as_deref().unwrap_or("-")),
+            esc(&row.name),
             row.observed_bytes.unwrap_or(0),
             row.injected_bytes.unwrap_or(0),
-            row.detail.join(",")
+            esc(&row.detail.join(","))
         );
     }
     let c = &report.counts;
@@ -39,6 +40,9 @@ pub fn table(report: &Report) -> String {
     );
     if report.flagged_only {
         let _ = writeln!(out, "# rows: flagged only ({} ok rows not listed)", c.ok);
+    }
+    if let Some(line) = &report.nothing_checked {
+        let _ = writeln!(out, "# {line}");
     }
     // Trace formats read as one document number their entries (spans) instead of lines.
     let at = match &report.read_as {
@@ -61,13 +65,14 @@ pub fn table(report: &Report) -> String {
     }
     for row in report.rows.iter().filter(|r| !r.warnings.is_empty()) {
         for w in &row.warnings {
-            let _ = writeln!(out, "# warning {at} {}: {}", row.line, w);
+            let _ = writeln!(out, "# warning {at} {}: {}", row.line, esc(w));
         }
     }
     for row in report.rows.iter().filter(|r| !r.notes.is_empty()) {
-        let span = row.span_id.as_deref().unwrap_or("-");
+        let span = esc(row.span_id.as_deref().unwrap_or("-"));
         let join = row.join.map_or("", |j| j.as_str());
         for n in &row.notes {
+            let n = esc(n);
             let _ = writeln!(out, "# note {at} {} ({span}, join={join}): {n}", row.line);
         }
     }
@@ -85,14 +90,15 @@ pub fn table(report: &Report) -> String {
             let more = if lines.len() > 12 { ", ..." } else { "" };
             let _ = writeln!(
                 out,
-                "# skipped {} ({reason}): {at} {}{more}",
+                "# skipped {} ({}): {at} {}{more}",
                 lines.len(),
+                esc(reason),
                 shown.join(", ")
             );
         }
     } else {
         for s in &report.skipped {
-            let _ = writeln!(out, "# skipped line {}: {}", s.line, s.reason);
+            let _ = writeln!(out, "# skipped line {}: {}", s.line, esc(&s.reason));
         }
     }
     let unlisted = c.skipped - report.skipped.len() as u64;
@@ -100,7 +106,7 @@ pub fn table(report: &Report) -> String {
         let _ = writeln!(out, "# ... and {unlisted} more skipped lines");
     }
     for i in &report.invalid {
-        let _ = writeln!(out, "# invalid {at} {}: {}", i.line, i.error);
+        let _ = writeln!(out, "# invalid {at} {}: {}", i.line, esc(&i.error));
     }
     let unlisted = c.invalid - report.invalid.len() as u64;
     if unlisted > 0 {
@@ -109,11 +115,33 @@ pub fn table(report: &Report) -> String {
     if c.invalid > 0 {
         let _ = writeln!(out, "# invalid={} (the run is not trustworthy)", c.invalid);
     }
-    for r in &report.rollup {
+    let nk = &report.not_kept;
+    if let Some(from) = nk.rows_from_line {
         let _ = writeln!(
             out,
-            "# parent {} ({}) hides silent_clip={} incomplete={}: {}",
-            r.span_id,
+            "# not kept (memory limit): {} rows from {at} {from} on are counted but not listed",
+            nk.rows
+        );
+    }
+    if let Some(from) = nk.facts_from_line {
+        let _ = writeln!(
+            out,
+            "# not kept (memory limit): the facts of {} spans from {at} {from} on; the parent \
+             rollup, tool medians and builder rates cover the {at}s before it",
+            nk.spans
+        );
+    }
+    for r in &report.rollup {
+        let unlisted = (r.silent_clip + r.incomplete).saturating_sub(r.flagged.len() as u64);
+        let more = if unlisted > 0 {
+            format!(" (+{unlisted} more)")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "# parent {} ({}) hides silent_clip={} incomplete={}: {}{more}",
+            esc(&r.span_id),
             match (r.own_status, r.line) {
                 (Some(status), _) => status.as_str(),
                 (None, Some(_)) => "not a tool span",
@@ -121,10 +149,43 @@ pub fn table(report: &Report) -> String {
             },
             r.silent_clip,
             r.incomplete,
-            r.flagged.join(",")
+            esc(&r.flagged.join(","))
         );
     }
     out
+}
+
+/// Text from the input made safe for a terminal: every control character (C0, DEL, C1) and
+/// every bidirectional override is written as a visible escape (`\x1b`, `\r`, `\u{202e}`),
+/// so a span id or tool name cannot clear the screen, move the cursor, or overwrite its own
+/// `silent_clip` row with `ok`. Borrowed (no copy) when there is nothing to escape, which is
+/// every ordinary row.
+pub fn esc(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) && (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Control characters, and the bidirectional embeddings, overrides and isolates that
+/// reorder how a terminal shows the rest of the line.
+fn needs_escape(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The whole report as pretty-printed JSON.

@@ -9,7 +9,7 @@ use crate::intern::Interner;
 
 use serde::{Deserialize, Serialize};
 
-use super::classify::{classify, clip_ratio, Status};
+use super::classify::{classify, clip_ratio, Status, Verdict};
 use crate::formats::FormatOption;
 use crate::record::Sink;
 use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
@@ -129,7 +129,8 @@ pub struct Rollup {
     pub name: Option<String>,
     pub silent_clip: u64,
     pub incomplete: u64,
-    /// The flagged descendants: their span ids, or `line N` for spans without an id.
+    /// The first failing descendants in input order (at most [`MAX_ROLLUP_EXAMPLES`]; the
+    /// counts above cover all of them): their span ids, or `line N` for spans without an id.
     pub flagged: Vec<String>,
 }
 
@@ -163,8 +164,66 @@ pub struct CheckOptions {
     /// Keep only rows that are not `ok` (plus rows with warnings); all counts and
     /// summaries still cover every span. For runs too large to list.
     pub flagged_only: bool,
-    /// Which reader to use: `auto` (the default) detects it from the first non-blank line.
+    /// Which reader to use: `auto` (the default) detects it from the first non-blank lines.
     pub format: FormatOption,
+    /// How much memory the check may keep; the defaults fit a wasm32 module.
+    pub limits: Limits,
+}
+
+/// The memory a check may keep (issue 13: a file of any size checks in bounded memory).
+/// Past a budget the check goes on counting every span, and the report says what it could
+/// not keep ([`NotKept`]); nothing aborts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    /// Per-span facts for the rollup and the summaries: [`SPAN_FACT_BYTES`] per span plus
+    /// its id, plus each new tool name, builder version and parent id. Default 384 MiB.
+    pub fact_bytes: u64,
+    /// Listed rows: [`ROW_BYTES`] per row plus its text fields. Default 256 MiB.
+    pub row_bytes: u64,
+    /// The longest line a reader holds (default 128 MiB); a longer one is `too_large`.
+    pub line_bytes: u64,
+    /// The largest single JSON document a reader buffers (default 256 MiB).
+    pub document_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            fact_bytes: 384 << 20,
+            row_bytes: 256 << 20,
+            line_bytes: crate::lines::MAX_LINE as u64,
+            document_bytes: crate::formats::MAX_DOCUMENT as u64,
+        }
+    }
+}
+
+/// The memory a kept span fact costs beyond its id: its rollup node and the two lengths the
+/// tool medians need.
+pub const SPAN_FACT_BYTES: u64 = (std::mem::size_of::<Node>() + 2 * 8) as u64;
+/// The memory a listed row costs beyond its text fields.
+pub const ROW_BYTES: u64 = std::mem::size_of::<Row>() as u64;
+/// What a new entry of a name table (tool, builder, parent id) costs beyond its text.
+const NAME_BYTES: u64 = 48;
+
+/// What a check could not keep within its [`Limits`]. Counts, statuses, the clip histogram,
+/// the silent-clip rate and the exit code always cover every span; the parts named here are
+/// partial, and the table says so.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotKept {
+    /// Rows not listed (they are in the counts), from `rows_from_line` on.
+    pub rows: u64,
+    pub rows_from_line: Option<u64>,
+    /// Tool spans whose facts were not kept, from `facts_from_line` on: the rollup, the
+    /// per-tool medians and the per-builder rates cover only the spans before that line.
+    pub spans: u64,
+    pub facts_from_line: Option<u64>,
+}
+
+impl NotKept {
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0 && self.spans == 0
+    }
 }
 
 /// The checked run.
@@ -189,7 +248,17 @@ pub struct Report {
     pub rollup: Vec<Rollup>,
     /// Whether the rows list is only the flagged rows.
     pub flagged_only: bool,
-    /// 1 when any silent clip, incomplete span or invalid line, else 0 (as the seed).
+    /// When no entry was a tool span while some were skipped or invalid: one line saying
+    /// that nothing was checked and what was seen instead. Never a pass (issue 13): a trace
+    /// read with the wrong reader skips every line, and an empty verdict must not look green.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nothing_checked: Option<String>,
+    /// What the check could not keep within its memory limits (all zero when it kept
+    /// everything).
+    #[serde(default)]
+    pub not_kept: NotKept,
+    /// 1 when any silent clip, incomplete span or invalid line, or when nothing was checked
+    /// (see `nothing_checked`), else 0 (as the seed).
     pub exit_code: i32,
 }
 
@@ -254,6 +323,10 @@ pub struct ReportBuilder {
     other_names: Vec<Box<str>>,
     /// (label, parent, status) of every span that fails the run and has a parent.
     flagged_children: Vec<(String, u32, Status)>,
+    /// Bytes kept so far against [`Limits::fact_bytes`] and [`Limits::row_bytes`].
+    fact_bytes: u64,
+    row_bytes: u64,
+    not_kept: NotKept,
 }
 
 impl ReportBuilder {
@@ -290,10 +363,12 @@ impl ReportBuilder {
         name: Option<String>,
         reason: String,
     ) {
-        if let Some(id) = span_id.as_deref() {
+        let cost = SPAN_FACT_BYTES
+            + (span_id.as_deref().map_or(0, str::len) + name.as_deref().map_or(0, str::len)) as u64;
+        if let Some(id) = span_id.as_deref().filter(|_| self.keep_facts(line, cost)) {
             let parent = (parent_id.as_deref())
                 .filter(|p| !p.is_empty())
-                .map(|p| self.parents.intern(p));
+                .map(|p| self.parent(p));
             let other = NodeName::Other(self.other_names.len() as u32);
             self.other_names.push(name.unwrap_or_default().into());
             self.node(id, parent, None, line, other);
@@ -361,41 +436,11 @@ impl ReportBuilder {
             self.counts.warned += 1;
         }
 
-        let tool = self.tool_names.intern(name);
-        if tool as usize == self.tools.len() {
-            self.tools.push(ToolAcc::default());
-        }
-        let acc = &mut self.tools[tool as usize];
-        acc.spans += 1;
-        acc.observed.extend(rec.observed_bytes);
-        acc.injected.extend(rec.injected_bytes);
-
-        let silent = u64::from(verdict.status == Status::SilentClip);
-        let builder = match rec.prompt_builder_version.as_deref() {
-            None => &mut self.no_builder,
-            Some(v) => {
-                let b = self.builder_names.intern(v) as usize;
-                if b == self.builders.len() {
-                    self.builders.push((0, 0));
-                }
-                &mut self.builders[b]
-            }
-        };
-        builder.0 += 1;
-        builder.1 += silent;
-
-        let parent = rec.parent_id.as_deref().map(|p| self.parents.intern(p));
-        if let Some(id) = rec.span_id.as_deref() {
-            self.node(id, parent, Some(verdict.status), line, NodeName::Tool(tool));
-        }
-        if verdict.status.fails_run() {
-            if let Some(parent) = parent {
-                let label = rec
-                    .span_id
-                    .as_deref()
-                    .map_or_else(|| format!("line {line}"), str::to_string);
-                self.flagged_children.push((label, parent, verdict.status));
-            }
+        let cost = SPAN_FACT_BYTES + rec.span_id.as_deref().map_or(0, str::len) as u64;
+        if self.keep_facts(line, cost) {
+            self.facts(line, name, rec, verdict.status);
+        } else {
+            self.not_kept.spans += 1;
         }
 
         let clip_ratio = match (rec.observed_bytes, rec.injected_bytes) {
@@ -410,7 +455,9 @@ impl ReportBuilder {
         let keep = !self.options.flagged_only
             || verdict.status != Status::Ok
             || !verdict.warnings.is_empty();
-        if keep {
+        if keep && !self.keep_row(line, row_cost(rec, &verdict, &provenance.notes)) {
+            self.not_kept.rows += 1;
+        } else if keep {
             // Straight from the view: the row has no `status` text, and `name` is the
             // checked one; owning the whole record first copied both only to drop them.
             let name = crate::bytes::to_string(name);
@@ -436,6 +483,93 @@ impl ReportBuilder {
                 notes: provenance.notes,
                 injected_tokens_estimated: provenance.injected_tokens_estimated,
             });
+        }
+    }
+
+    /// Whether a span's facts (`cost` bytes) fit the budget. Once one does not, no later
+    /// span's facts are kept either, so the partial parts cover a prefix of the input.
+    #[inline]
+    fn keep_facts(&mut self, line: u64, cost: u64) -> bool {
+        if self.not_kept.facts_from_line.is_some() {
+            return false;
+        }
+        if self.fact_bytes + cost > self.options.limits.fact_bytes {
+            self.not_kept.facts_from_line = Some(line);
+            return false;
+        }
+        self.fact_bytes += cost;
+        true
+    }
+
+    /// Whether a row of `cost` bytes fits the row budget. Once one does not, no later row is
+    /// listed, so the listed rows are those of a prefix of the input.
+    fn keep_row(&mut self, line: u64, cost: u64) -> bool {
+        if self.not_kept.rows_from_line.is_some() {
+            return false;
+        }
+        if self.row_bytes + cost > self.options.limits.row_bytes {
+            self.not_kept.rows_from_line = Some(line);
+            return false;
+        }
+        self.row_bytes += cost;
+        true
+    }
+
+    /// A parent id's index, charging a new one to the fact budget (past it, an id is still
+    /// interned: the span that names it was within the budget, and ids are bounded by it).
+    fn parent(&mut self, id: &str) -> u32 {
+        let before = self.parents.len();
+        let pid = self.parents.intern(id);
+        if self.parents.len() > before {
+            self.fact_bytes += NAME_BYTES + id.len() as u64;
+        }
+        pid
+    }
+
+    /// What the summaries and the rollup keep of one tool span.
+    #[inline(always)]
+    fn facts(&mut self, line: u64, name: &str, rec: &SpanView<'_>, status: Status) {
+        let tools = self.tool_names.len();
+        let tool = self.tool_names.intern(name);
+        if tool as usize == self.tools.len() {
+            self.tools.push(ToolAcc::default());
+        }
+        if self.tool_names.len() > tools {
+            self.fact_bytes += NAME_BYTES + name.len() as u64;
+        }
+        let acc = &mut self.tools[tool as usize];
+        acc.spans += 1;
+        acc.observed.extend(rec.observed_bytes);
+        acc.injected.extend(rec.injected_bytes);
+
+        let silent = u64::from(status == Status::SilentClip);
+        let builder = match rec.prompt_builder_version.as_deref() {
+            None => &mut self.no_builder,
+            Some(v) => {
+                let b = self.builder_names.intern(v) as usize;
+                if b == self.builders.len() {
+                    self.builders.push((0, 0));
+                    self.fact_bytes += NAME_BYTES + v.len() as u64;
+                }
+                &mut self.builders[b]
+            }
+        };
+        builder.0 += 1;
+        builder.1 += silent;
+
+        let parent = rec.parent_id.as_deref().map(|p| self.parent(p));
+        if let Some(id) = rec.span_id.as_deref() {
+            self.node(id, parent, Some(status), line, NodeName::Tool(tool));
+        }
+        if status.fails_run() {
+            if let Some(parent) = parent {
+                let label = rec
+                    .span_id
+                    .as_deref()
+                    .map_or_else(|| format!("line {line}"), str::to_string);
+                self.fact_bytes += label.len() as u64 + 32;
+                self.flagged_children.push((label, parent, status));
+            }
         }
     }
 
@@ -492,7 +626,21 @@ impl ReportBuilder {
         crate::sort::sort_by(&mut builders, |a, b| {
             a.prompt_builder_version.cmp(&b.prompt_builder_version)
         });
-        let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
+        let nothing_checked =
+            (counts.total == 0 && counts.skipped + counts.invalid > 0).then(|| {
+                format!(
+                    "nothing checked: no tool span in {} entries read as {} ({} skipped, {} \
+                     invalid); not a pass",
+                    counts.lines - counts.blank,
+                    self.format,
+                    counts.skipped,
+                    counts.invalid
+                )
+            });
+        let fails = counts.silent_clip > 0
+            || counts.incomplete > 0
+            || counts.invalid > 0
+            || nothing_checked.is_some();
         Report {
             format: self.format,
             read_as: self.read_as,
@@ -505,6 +653,8 @@ impl ReportBuilder {
             builders,
             rollup,
             flagged_only: self.options.flagged_only,
+            nothing_checked,
+            not_kept: self.not_kept,
             exit_code: i32::from(fails),
             counts,
         }
@@ -526,51 +676,105 @@ impl ReportBuilder {
         found
     }
 
-    /// Walks up from every failing span and charges each ancestor whose own span is fine
-    /// (or absent from the input). A parent cycle in bad data stops the walk, never loops.
+    /// Charges every ancestor of every failing span whose own span is fine (or absent from
+    /// the input) with the failures below it. Linear in the spans (issue 13): the ancestors
+    /// of failing spans are collected once, and counts flow up the parent graph child before
+    /// parent, each ancestor keeping the first [`MAX_ROLLUP_EXAMPLES`] failing descendants
+    /// (in input order) as examples. A parent cycle in bad data charges every span on the
+    /// cycle with all that reaches it, once, and never loops.
     fn rollup(&self, flagged: Vec<(String, u32, Status)>) -> Vec<Rollup> {
         if flagged.is_empty() {
             return Vec::new();
         }
         let parent_nodes = self.parent_nodes();
-        // Each charged parent's place in `list`, by parent index (u32::MAX: not charged).
-        let mut entry_of = vec![u32::MAX; self.parents.len()];
-        let mut list: Vec<Rollup> = Vec::new();
-        let (mut seen, mut charged) = (Vec::new(), Vec::new());
-        for (label, parent, status) in flagged {
-            seen.clear();
-            charged.clear();
+        let next =
+            |pid: u32| parent_nodes[pid as usize].and_then(|n| self.nodes[n as usize].parent);
+        // The ancestors of failing spans, each once: a walk up stops at one already seen.
+        let mut slot_of = vec![u32::MAX; self.parents.len()];
+        let mut slots: Vec<Charge> = Vec::new();
+        for &(_, parent, _) in &flagged {
             let mut current = Some(parent);
             while let Some(pid) = current {
-                if seen.contains(&pid) {
+                if slot_of[pid as usize] != u32::MAX {
                     break;
                 }
-                seen.push(pid);
-                let node = parent_nodes[pid as usize].map(|n| &self.nodes[n as usize]);
-                if !node.and_then(|n| n.status).is_some_and(Status::fails_run) {
-                    charged.push(pid);
-                }
-                current = node.and_then(|n| n.parent);
+                slot_of[pid as usize] = slots.len() as u32;
+                slots.push(Charge::new(pid));
+                current = next(pid);
             }
-            // The label is cloned for all but the last charged ancestor, which takes it.
-            let mut label = Some(label);
-            for (k, &pid) in charged.iter().enumerate() {
-                if entry_of[pid as usize] == u32::MAX {
-                    entry_of[pid as usize] = list.len() as u32;
-                    list.push(self.rollup_entry(pid, parent_nodes[pid as usize]));
-                }
-                let entry = &mut list[entry_of[pid as usize] as usize];
-                match status {
-                    Status::SilentClip => entry.silent_clip += 1,
-                    _ => entry.incomplete += 1,
-                }
-                let label = if k + 1 == charged.len() {
-                    label.take()
-                } else {
-                    label.clone()
-                };
-                entry.flagged.extend(label);
+        }
+        for (i, &(_, parent, status)) in flagged.iter().enumerate() {
+            let slot = &mut slots[slot_of[parent as usize] as usize];
+            slot.add(status, i as u32);
+        }
+        // Child before parent (Kahn's order on the ancestor graph, where every span has at
+        // most one parent): each slot hands its totals to its parent once.
+        let up: Vec<u32> = (slots.iter())
+            .map(|s| next(s.pid).map_or(u32::MAX, |p| slot_of[p as usize]))
+            .collect();
+        let mut waiting = vec![0u32; slots.len()];
+        for &u in up.iter().filter(|&&u| u != u32::MAX) {
+            waiting[u as usize] += 1;
+        }
+        let mut ready: Vec<u32> = (0..slots.len() as u32)
+            .filter(|&s| waiting[s as usize] == 0)
+            .collect();
+        while let Some(s) = ready.pop() {
+            let u = up[s as usize];
+            if u == u32::MAX {
+                continue;
             }
+            let child = std::mem::take(&mut slots[s as usize].examples);
+            let (silent, incomplete) = (slots[s as usize].silent, slots[s as usize].incomplete);
+            let parent = &mut slots[u as usize];
+            parent.silent += silent;
+            parent.incomplete += incomplete;
+            parent.examples = merge_examples(std::mem::take(&mut parent.examples), &child);
+            slots[s as usize].examples = child;
+            waiting[u as usize] -= 1;
+            if waiting[u as usize] == 0 {
+                ready.push(u);
+            }
+        }
+        // What is left waits on itself: parent cycles. Every span on a cycle is charged
+        // with everything that reached any of them.
+        for start in 0..slots.len() {
+            if waiting[start] == 0 {
+                continue;
+            }
+            let mut cycle = vec![start];
+            let mut s = up[start] as usize;
+            while s != start {
+                cycle.push(s);
+                s = up[s] as usize;
+            }
+            let (mut silent, mut incomplete, mut examples) = (0, 0, Vec::new());
+            for &c in &cycle {
+                silent += slots[c].silent;
+                incomplete += slots[c].incomplete;
+                examples = merge_examples(examples, &slots[c].examples);
+                waiting[c] = 0;
+            }
+            for &c in &cycle {
+                let slot = &mut slots[c];
+                (slot.silent, slot.incomplete) = (silent, incomplete);
+                slot.examples.clone_from(&examples);
+            }
+        }
+        let mut list: Vec<Rollup> = Vec::new();
+        for slot in slots {
+            let node = parent_nodes[slot.pid as usize];
+            let own = node.and_then(|n| self.nodes[n as usize].status);
+            if own.is_some_and(Status::fails_run) {
+                continue;
+            }
+            let mut entry = self.rollup_entry(slot.pid, node);
+            entry.silent_clip = slot.silent;
+            entry.incomplete = slot.incomplete;
+            entry.flagged = (slot.examples.iter())
+                .map(|&i| flagged[i as usize].0.clone())
+                .collect();
+            list.push(entry);
         }
         crate::sort::sort_by(&mut list, |a, b| {
             (a.line.is_none(), a.line)
@@ -596,6 +800,84 @@ impl ReportBuilder {
             flagged: Vec::new(),
         }
     }
+}
+
+/// At most this many failing descendants are named per rollup parent (the counts cover all):
+/// a deep chain of fine parents over many failures must not list every failure under every
+/// ancestor, which was quadratic in time and output.
+pub const MAX_ROLLUP_EXAMPLES: usize = 10;
+
+/// What one ancestor of failing spans is charged with while the rollup is built.
+struct Charge {
+    pid: u32,
+    silent: u64,
+    incomplete: u64,
+    /// Indexes of failing descendants (into the flagged list, so in input order), at most
+    /// [`MAX_ROLLUP_EXAMPLES`].
+    examples: Vec<u32>,
+}
+
+impl Charge {
+    fn new(pid: u32) -> Charge {
+        Charge {
+            pid,
+            silent: 0,
+            incomplete: 0,
+            examples: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, status: Status, index: u32) {
+        match status {
+            Status::SilentClip => self.silent += 1,
+            _ => self.incomplete += 1,
+        }
+        if self.examples.len() < MAX_ROLLUP_EXAMPLES {
+            self.examples.push(index);
+        }
+    }
+}
+
+/// The first [`MAX_ROLLUP_EXAMPLES`] of two ascending lists, ascending.
+fn merge_examples(a: Vec<u32>, b: &[u32]) -> Vec<u32> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity((a.len() + b.len()).min(MAX_ROLLUP_EXAMPLES));
+    let (mut i, mut j) = (0, 0);
+    while out.len() < MAX_ROLLUP_EXAMPLES && (i < a.len() || j < b.len()) {
+        if j >= b.len() || (i < a.len() && a[i] < b[j]) {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out
+}
+
+/// What a listed row costs: [`ROW_BYTES`] and its text fields.
+fn row_cost(rec: &SpanView<'_>, verdict: &Verdict, notes: &[String]) -> u64 {
+    let text = |v: &Option<std::borrow::Cow<'_, str>>| v.as_deref().map_or(0, str::len);
+    let preview = match &rec.injected_preview {
+        None => 0,
+        Some(LazyText::Text(t)) => t.len(),
+        Some(LazyText::Escaped(raw)) => raw.len(),
+    };
+    let lists = (verdict.detail.iter())
+        .chain(&verdict.warnings)
+        .chain(notes)
+        .map(|t| t.len() + 24)
+        .sum::<usize>();
+    let fields = text(&rec.span_id)
+        + text(&rec.parent_id)
+        + text(&rec.name)
+        + text(&rec.clip_reason)
+        + text(&rec.sha256_observed)
+        + text(&rec.sha256_injected)
+        + text(&rec.prompt_builder_version);
+    ROW_BYTES + (fields + preview + lists) as u64
 }
 
 fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {

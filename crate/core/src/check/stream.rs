@@ -23,7 +23,11 @@ pub struct Checker {
 impl Checker {
     pub fn new(options: CheckOptions) -> Self {
         Checker {
-            reader: Reader::new(options.format),
+            reader: Reader::with_limits(
+                options.format,
+                usize::try_from(options.limits.line_bytes).unwrap_or(usize::MAX),
+                usize::try_from(options.limits.document_bytes).unwrap_or(usize::MAX),
+            ),
             builder: ReportBuilder::new(options.format.as_str(), options),
             bytes: 0,
         }

@@ -23,7 +23,7 @@
 //! The record is then built from the measures alone (bytes, SHA-256, markers), and the
 //! classifier of the span format decides the status, so the verdict rules exist once.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::content::Content;
 use super::model::{Captured, ModelCall, SpanRef, ToolCall};
@@ -62,24 +62,15 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
     for list in by_trace.values_mut() {
         in_time_order(list, |i| &models[i].at);
     }
-    let later = |tool: &ToolCall| -> Vec<usize> {
-        let done = tool.at.times.end.or(tool.at.times.start);
-        by_trace
-            .get(&tool.at.trace_id.as_deref())
-            .map(|list| {
-                list.iter()
-                    .copied()
-                    .filter(|&i| match (models[i].at.times.start, done) {
-                        (Some(start), Some(done)) => start >= done,
-                        _ => models[i].at.seq > tool.at.seq,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    // Per trace, what makes "the later model calls of a tool" a pair of ranges of its time
+    // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
+    // n tool calls and n model calls cost n^2).
+    let index: HashMap<Option<&str>, TraceIndex<'_>> = by_trace
+        .iter()
+        .map(|(trace, list)| (*trace, TraceIndex::new(list, models)))
+        .collect();
 
-    // Per model call: its tool messages by call id (the first of each id), once, so each
-    // tool's lookup costs one probe per later model call, not a scan of its messages.
+    // Per model call: its tool messages by call id (the first of each id), once.
     let ids: Vec<HashMap<&str, usize>> = models
         .iter()
         .map(|m| {
@@ -99,25 +90,23 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
     let mut by_next: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
 
     for (t, tool) in tools.iter().enumerate() {
-        let later = later(tool);
-        let ids_in_use = tool.call_id.is_some() && later.iter().any(|&m| !ids[m].is_empty());
-        if let (Some(id), true) = (&tool.call_id, ids_in_use) {
-            let mut uncaptured = None;
-            let mut found = None;
-            for &m in &later {
-                if models[m].input.is_err() {
-                    uncaptured.get_or_insert(m);
-                } else if let Some(&k) = ids[m].get(id.as_str()) {
-                    found = Some((m, k));
-                    break;
-                }
-            }
+        let trace = index.get(&tool.at.trace_id.as_deref());
+        let later = trace.map_or_else(Later::default, |x| x.later(tool, models));
+        let ids_in_use =
+            tool.call_id.is_some() && trace.is_some_and(|x| later.any(|r| x.with_ids(r)));
+        if let (Some(id), true, Some(x)) = (&tool.call_id, ids_in_use, trace) {
+            // The first later model call whose captured input carries the id; failing that,
+            // the first later one whose input was not captured.
+            let found = later.first_in(x.carrying(id));
+            let uncaptured = later.first_in(&x.uncaptured);
             let outcome = match (found, uncaptured) {
-                (Some((model, message)), _) => {
+                (Some(p), _) => {
+                    let model = x.list[p];
+                    let message = ids[model][id.as_str()];
                     claimed.insert((model, message));
                     Outcome::Received { model, message }
                 }
-                (None, Some(model)) => Outcome::NotCaptured { model },
+                (None, Some(p)) => Outcome::NotCaptured { model: x.list[p] },
                 (None, None) => Outcome::NotReceived(format!(
                     "no later model call's input carries call id {id:?} ({} checked)",
                     later.len()
@@ -126,9 +115,10 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
             outcomes[t] = Some((outcome, Join::ToolCallId));
             continue;
         }
-        match later.first() {
+        let later_first = trace.and_then(|x| later.first().map(|p| x.list[p]));
+        match later_first {
             None => outcomes[t] = Some((Outcome::NoLaterCall, Join::Unmatched)),
-            Some(&m) if models[m].input.is_err() => {
+            Some(m) if models[m].input.is_err() => {
                 // Ids would have been the key had the input been captured.
                 let key = if tool.call_id.is_some() {
                     Join::ToolCallId
@@ -137,20 +127,24 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
                 };
                 outcomes[t] = Some((Outcome::NotCaptured { model: m }, key));
             }
-            Some(&m) => by_next.entry(m).or_default().push(t),
+            Some(m) => by_next.entry(m).or_default().push(t),
         }
     }
 
     for (m, mut group) in by_next {
         in_time_order(&mut group, |t| &tools[t].at);
         let msgs = models[m].input.as_ref().map_or(&[][..], Vec::as_slice);
-        let mut free: Vec<usize> = (0..msgs.len())
-            .filter(|&k| msgs[k].trailing && !claimed.contains(&(m, k)))
-            .collect();
-        let mut take = |t: usize, pick: &dyn Fn(usize) -> bool| -> bool {
-            match free.iter().position(|&k| pick(k)) {
-                Some(i) => {
-                    let message = free.remove(i);
+        // Unclaimed trailing messages by tool name, each queue in input order: taking the
+        // first free message of a name is a pop, not a scan and a removal.
+        let mut free: HashMap<Option<&str>, VecDeque<usize>> = HashMap::new();
+        for k in (0..msgs.len()).filter(|&k| msgs[k].trailing && !claimed.contains(&(m, k))) {
+            free.entry(msgs[k].name.as_deref())
+                .or_default()
+                .push_back(k);
+        }
+        let mut take = |t: usize, name| -> bool {
+            match free.get_mut(&name).and_then(VecDeque::pop_front) {
+                Some(message) => {
                     outcomes[t] = Some((Outcome::Received { model: m, message }, Join::Order));
                     true
                 }
@@ -160,13 +154,13 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
         let mut rest = Vec::new();
         for &t in &group {
             let name = tools[t].name.as_deref();
-            if !(name.is_some() && take(t, &|k| msgs[k].name.as_deref() == name)) {
+            if !(name.is_some() && take(t, name)) {
                 rest.push(t);
             }
         }
         let mut unpaired = Vec::new();
         for t in rest {
-            if !take(t, &|k| msgs[k].name.is_none()) {
+            if !take(t, None) {
                 unpaired.push(t);
             }
         }
@@ -188,6 +182,120 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
             build(tool, outcome, join, models)
         })
         .collect()
+}
+
+/// One trace's model calls in time order, indexed for the join's questions about "the model
+/// calls later than a tool call": each answered by bisection in a sorted list of positions.
+struct TraceIndex<'a> {
+    /// Model indexes in time order: those with a start time first (by start, then read
+    /// order), then those without (by read order).
+    list: &'a [usize],
+    /// How many of `list` have a start time.
+    timed: usize,
+    /// Positions in `list` whose captured input carries tool-message ids.
+    with_ids: Vec<usize>,
+    /// Positions in `list` whose input was not captured.
+    uncaptured: Vec<usize>,
+    /// Per call id, the positions in `list` whose captured input carries it.
+    by_id: HashMap<&'a str, Vec<usize>>,
+}
+
+/// The later model calls of one tool call: ranges of positions in its trace's list, in order.
+#[derive(Default)]
+struct Later {
+    ranges: Vec<(usize, usize)>,
+}
+
+impl Later {
+    fn len(&self) -> usize {
+        self.ranges.iter().map(|(a, b)| b - a).sum()
+    }
+    fn first(&self) -> Option<usize> {
+        self.ranges.first().map(|r| r.0)
+    }
+    fn any(&self, mut f: impl FnMut((usize, usize)) -> bool) -> bool {
+        self.ranges.iter().any(|&r| f(r))
+    }
+    /// The first of `positions` (ascending) inside these ranges, in range order.
+    fn first_in(&self, positions: &[usize]) -> Option<usize> {
+        self.ranges.iter().find_map(|&(a, b)| {
+            let i = positions.partition_point(|&p| p < a);
+            positions.get(i).copied().filter(|&p| p < b)
+        })
+    }
+}
+
+impl<'a> TraceIndex<'a> {
+    fn new(list: &'a [usize], models: &'a [ModelCall]) -> TraceIndex<'a> {
+        let timed = list.partition_point(|&i| models[i].at.times.start.is_some());
+        let (mut with_ids, mut uncaptured) = (Vec::new(), Vec::new());
+        let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (p, &i) in list.iter().enumerate() {
+            match &models[i].input {
+                Err(_) => uncaptured.push(p),
+                Ok(msgs) => {
+                    let mut any = false;
+                    for id in msgs.iter().filter_map(|x| x.call_id.as_deref()) {
+                        any = true;
+                        let at = by_id.entry(id).or_default();
+                        if at.last() != Some(&p) {
+                            at.push(p);
+                        }
+                    }
+                    if any {
+                        with_ids.push(p);
+                    }
+                }
+            }
+        }
+        TraceIndex {
+            list,
+            timed,
+            with_ids,
+            uncaptured,
+            by_id,
+        }
+    }
+
+    /// The model calls later than `tool`: started at or after it ended when both have
+    /// times, else read after it.
+    fn later(&self, tool: &ToolCall, models: &[ModelCall]) -> Later {
+        let seq = tool.at.seq;
+        let untimed =
+            self.timed + self.list[self.timed..].partition_point(|&i| models[i].at.seq <= seq);
+        let mut ranges = Vec::new();
+        match tool.at.times.end.or(tool.at.times.start) {
+            Some(done) => {
+                let from = self.list[..self.timed]
+                    .partition_point(|&i| models[i].at.times.start.is_some_and(|s| s < done));
+                ranges.push((from, self.timed));
+            }
+            // A tool call without times against timed model calls: read order decides, and
+            // the timed list is not in read order, so it is filtered (the one case that scans).
+            None => {
+                for p in 0..self.timed {
+                    if models[self.list[p]].at.seq > seq {
+                        match ranges.last_mut() {
+                            Some((_, end)) if *end == p => *end = p + 1,
+                            _ => ranges.push((p, p + 1)),
+                        }
+                    }
+                }
+            }
+        }
+        ranges.push((untimed, self.list.len()));
+        ranges.retain(|(a, b)| a < b);
+        Later { ranges }
+    }
+
+    fn with_ids(&self, (a, b): (usize, usize)) -> bool {
+        let i = self.with_ids.partition_point(|&p| p < a);
+        self.with_ids.get(i).is_some_and(|&p| p < b)
+    }
+
+    fn carrying(&self, id: &str) -> &[usize] {
+        self.by_id.get(id).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// Sorts indexes of spans by start time, then read order (spans without a time last, in read
@@ -333,5 +441,230 @@ fn build(tool: &ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) ->
             warnings,
             injected_tokens_estimated: estimated,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::content::Content;
+    use crate::formats::model::{Times, ToolMessage};
+
+    /// The join as it was before it was indexed (a filter of every model call per tool
+    /// call): the indexed join must give the same rows.
+    fn naive_join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
+        // Model calls per trace, in time order (read order when times are missing).
+        let mut by_trace: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
+        for (i, m) in models.iter().enumerate() {
+            by_trace
+                .entry(m.at.trace_id.as_deref())
+                .or_default()
+                .push(i);
+        }
+        for list in by_trace.values_mut() {
+            in_time_order(list, |i| &models[i].at);
+        }
+        let later = |tool: &ToolCall| -> Vec<usize> {
+            let done = tool.at.times.end.or(tool.at.times.start);
+            by_trace
+                .get(&tool.at.trace_id.as_deref())
+                .map(|list| {
+                    list.iter()
+                        .copied()
+                        .filter(|&i| match (models[i].at.times.start, done) {
+                            (Some(start), Some(done)) => start >= done,
+                            _ => models[i].at.seq > tool.at.seq,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+
+        // Per model call: its tool messages by call id (the first of each id), once, so each
+        // tool's lookup costs one probe per later model call, not a scan of its messages.
+        let ids: Vec<HashMap<&str, usize>> = models
+            .iter()
+            .map(|m| {
+                let mut index = HashMap::new();
+                for (k, x) in m.input.as_deref().unwrap_or_default().iter().enumerate() {
+                    if let Some(id) = x.call_id.as_deref() {
+                        index.entry(id).or_insert(k);
+                    }
+                }
+                index
+            })
+            .collect();
+
+        let mut outcomes: Vec<Option<(Outcome, Join)>> = (0..tools.len()).map(|_| None).collect();
+        let mut claimed: HashSet<(usize, usize)> = HashSet::new();
+        // Tool calls left for the order join, grouped by their next model call.
+        let mut by_next: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+
+        for (t, tool) in tools.iter().enumerate() {
+            let later = later(tool);
+            let ids_in_use = tool.call_id.is_some() && later.iter().any(|&m| !ids[m].is_empty());
+            if let (Some(id), true) = (&tool.call_id, ids_in_use) {
+                let mut uncaptured = None;
+                let mut found = None;
+                for &m in &later {
+                    if models[m].input.is_err() {
+                        uncaptured.get_or_insert(m);
+                    } else if let Some(&k) = ids[m].get(id.as_str()) {
+                        found = Some((m, k));
+                        break;
+                    }
+                }
+                let outcome = match (found, uncaptured) {
+                    (Some((model, message)), _) => {
+                        claimed.insert((model, message));
+                        Outcome::Received { model, message }
+                    }
+                    (None, Some(model)) => Outcome::NotCaptured { model },
+                    (None, None) => Outcome::NotReceived(format!(
+                        "no later model call's input carries call id {id:?} ({} checked)",
+                        later.len()
+                    )),
+                };
+                outcomes[t] = Some((outcome, Join::ToolCallId));
+                continue;
+            }
+            match later.first() {
+                None => outcomes[t] = Some((Outcome::NoLaterCall, Join::Unmatched)),
+                Some(&m) if models[m].input.is_err() => {
+                    // Ids would have been the key had the input been captured.
+                    let key = if tool.call_id.is_some() {
+                        Join::ToolCallId
+                    } else {
+                        Join::Order
+                    };
+                    outcomes[t] = Some((Outcome::NotCaptured { model: m }, key));
+                }
+                Some(&m) => by_next.entry(m).or_default().push(t),
+            }
+        }
+
+        for (m, mut group) in by_next {
+            in_time_order(&mut group, |t| &tools[t].at);
+            let msgs = models[m].input.as_ref().map_or(&[][..], Vec::as_slice);
+            let mut free: Vec<usize> = (0..msgs.len())
+                .filter(|&k| msgs[k].trailing && !claimed.contains(&(m, k)))
+                .collect();
+            let mut take = |t: usize, pick: &dyn Fn(usize) -> bool| -> bool {
+                match free.iter().position(|&k| pick(k)) {
+                    Some(i) => {
+                        let message = free.remove(i);
+                        outcomes[t] = Some((Outcome::Received { model: m, message }, Join::Order));
+                        true
+                    }
+                    None => false,
+                }
+            };
+            let mut rest = Vec::new();
+            for &t in &group {
+                let name = tools[t].name.as_deref();
+                if !(name.is_some() && take(t, &|k| msgs[k].name.as_deref() == name)) {
+                    rest.push(t);
+                }
+            }
+            let mut unpaired = Vec::new();
+            for t in rest {
+                if !take(t, &|k| msgs[k].name.is_none()) {
+                    unpaired.push(t);
+                }
+            }
+            for t in unpaired {
+                let why = format!(
+                    "the next model call{} has no unclaimed tool message for it after its last \
+                     assistant message",
+                    at_model(&models[m])
+                );
+                outcomes[t] = Some((Outcome::NotReceived(why), Join::Order));
+            }
+        }
+
+        tools
+            .iter()
+            .zip(outcomes)
+            .map(|(tool, outcome)| {
+                let (outcome, join) = outcome.unwrap_or((Outcome::NoLaterCall, Join::Unmatched));
+                build(tool, outcome, join, models)
+            })
+            .collect()
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    fn at(rng: &mut Rng, seq: u64) -> SpanRef {
+        let time = |rng: &mut Rng| (rng.below(4) > 0).then(|| i128::from(rng.below(20) as u32));
+        let start = time(rng);
+        let end = start.map(|s| s + i128::from(rng.below(3) as u32));
+        SpanRef {
+            entry: seq,
+            seq,
+            trace_id: Some(format!("t{}", rng.below(2))),
+            span_id: Some(format!("s{seq}")),
+            parent_id: None,
+            times: Times {
+                start,
+                end: if rng.below(5) == 0 { None } else { end },
+            },
+        }
+    }
+
+    #[test]
+    fn the_indexed_join_equals_the_filtering_one() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let names = [None, Some("ls"), Some("grep")];
+        for _ in 0..3000 {
+            let (mut tools, mut models) = (Vec::new(), Vec::new());
+            let n = 1 + rng.below(12);
+            // Half the cases without ids, so the order join pairs by name and position.
+            let ids_on = rng.below(2) == 0;
+            for seq in 0..n {
+                if rng.below(2) == 0 {
+                    let id = rng.below(5);
+                    tools.push(ToolCall {
+                        at: at(&mut rng, seq),
+                        name: names[rng.below(3) as usize].map(str::to_string),
+                        call_id: (ids_on && id < 4).then(|| format!("call_{id}")),
+                        status: None,
+                        result: Captured::Text(Content::of_text(&"x".repeat(seq as usize + 1))),
+                        source: "gen_ai",
+                    });
+                } else {
+                    let input = if rng.below(6) == 0 {
+                        Err("not captured".to_string())
+                    } else {
+                        let k = rng.below(5);
+                        Ok((0..k)
+                            .map(|_| {
+                                let id = rng.below(6);
+                                ToolMessage {
+                                    call_id: (ids_on && id < 4).then(|| format!("call_{id}")),
+                                    name: names[rng.below(3) as usize].map(str::to_string),
+                                    content: Captured::Text(Content::of_text(
+                                        &"x".repeat(rng.below(8) as usize + 1),
+                                    )),
+                                    trailing: rng.below(3) > 0,
+                                }
+                            })
+                            .collect())
+                    };
+                    models.push(ModelCall {
+                        at: at(&mut rng, seq),
+                        input,
+                    });
+                }
+            }
+            assert_eq!(join(&tools, &models), naive_join(&tools, &models));
+        }
     }
 }

@@ -81,6 +81,7 @@ use model::{ModelCall, SpanRef, Times, ToolCall};
 
 pub use convert::{convert_to_spans, Conversion};
 pub(crate) use reader::Reader;
+pub use reader::MAX_DOCUMENT;
 
 /// A reader of one input format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -4,11 +4,11 @@
 
 use serde_json::Value;
 
-use super::detect::{self, FirstLine};
+use super::detect::{self, Detector, FirstLine};
 use super::{
     describe, langfuse, openai_agents, otlp, Collector, Entries, Format, FormatOption, Layout, Sink,
 };
-use crate::lines::LineSplitter;
+use crate::lines::{LineSplitter, Piece};
 use crate::record::ReadAs;
 use crate::span::{parse_view, InvalidKind, KeyOrder, SpanView};
 
@@ -45,11 +45,12 @@ fn read_value(
 
 /// The state of a [`Reader`].
 enum State {
-    /// Waiting for the first non-blank line to choose the reader.
+    /// Waiting for the first non-blank lines to choose the reader.
     Start {
         head: Vec<u8>,
         line_start: usize,
         searched: usize,
+        detector: Detector,
     },
     /// Seed-000 span JSONL: the fast path, one record per line.
     Spans {
@@ -62,9 +63,14 @@ enum State {
         format: Format,
         collector: Collector,
     },
-    /// One JSON document, buffered.
-    Document { buf: Vec<u8> },
+    /// One JSON document, buffered (at most `document_limit` bytes; past it, only its
+    /// length is counted).
+    Document { buf: Vec<u8>, dropped: Option<u64> },
 }
+
+/// The largest single JSON document a reader buffers by default (256 MiB): parsed whole, it
+/// takes several times that, and a wasm32 module has 4 GiB at most.
+pub const MAX_DOCUMENT: usize = 256 << 20;
 
 /// The streaming reader behind `check::Checker` and [`convert_to_spans`]: bytes in,
 /// in chunks split anywhere; records, skips and invalid entries out to a [`Sink`].
@@ -72,25 +78,36 @@ pub(crate) struct Reader {
     option: FormatOption,
     state: State,
     line_no: u64,
+    line_limit: usize,
+    document_limit: usize,
 }
 
 impl Reader {
     pub fn new(option: FormatOption) -> Reader {
+        Reader::with_limits(option, crate::lines::MAX_LINE, MAX_DOCUMENT)
+    }
+
+    /// A reader that holds lines of at most `line_limit` bytes and a document of at most
+    /// `document_limit`; longer ones are reported as `too_large`, never buffered.
+    pub fn with_limits(option: FormatOption, line_limit: usize, document_limit: usize) -> Reader {
         let state = match option {
             FormatOption::Spans => State::Spans {
-                lines: LineSplitter::new(),
+                lines: LineSplitter::with_limit(line_limit),
                 order: KeyOrder::default(),
             },
             _ => State::Start {
                 head: Vec::new(),
                 line_start: 0,
                 searched: 0,
+                detector: Detector::default(),
             },
         };
         Reader {
             option,
             state,
             line_no: 0,
+            line_limit,
+            document_limit,
         }
     }
 
@@ -100,12 +117,22 @@ impl Reader {
     }
 
     pub fn push<S: Sink>(&mut self, chunk: &[u8], sink: &mut S) {
-        let Reader { state, line_no, .. } = self;
+        let Reader {
+            state,
+            line_no,
+            line_limit,
+            document_limit,
+            ..
+        } = self;
+        let limit = *line_limit;
         let decision = match state {
             State::Spans { lines, order } => {
-                let Some(mut rest) = lines.resume(chunk, |line| {
+                let Some(mut rest) = lines.resume(chunk, |piece| {
                     *line_no += 1;
-                    span_line(sink, *line_no, line);
+                    match piece {
+                        Piece::Line(line) => span_line(sink, *line_no, line),
+                        Piece::TooLong(len) => too_large(sink, *line_no, len, limit),
+                    }
                 }) else {
                     return;
                 };
@@ -114,7 +141,13 @@ impl Reader {
                     let mut record = SpanView::default();
                     if let Some(end) = crate::span::scan_line(rest, order, &mut record) {
                         *line_no += 1;
-                        sink.span(*line_no, &mut record);
+                        if end > limit {
+                            too_large(sink, *line_no, end as u64, limit);
+                        } else if record.name.as_deref().is_none_or(str::is_empty) {
+                            nameless(sink, *line_no, &rest[..end], &mut record);
+                        } else {
+                            sink.span(*line_no, &mut record);
+                        }
                         rest = &rest[end + 1..];
                         continue;
                     }
@@ -122,7 +155,10 @@ impl Reader {
                         break;
                     };
                     *line_no += 1;
-                    span_line(sink, *line_no, crate::lines::strip_cr(&rest[..at]));
+                    match lines.piece(&rest[..at]) {
+                        Piece::Line(line) => span_line(sink, *line_no, line),
+                        Piece::TooLong(len) => too_large(sink, *line_no, len, limit),
+                    }
                     rest = &rest[at + 1..];
                 }
                 lines.hold(rest);
@@ -133,34 +169,46 @@ impl Reader {
                 format,
                 collector,
             } => {
-                lines.push(chunk, |line| {
+                lines.push(chunk, |piece| {
                     *line_no += 1;
-                    json_line(*format, *line_no, line, collector, sink);
+                    match piece {
+                        Piece::Line(line) => json_line(*format, *line_no, line, collector, sink),
+                        Piece::TooLong(len) => too_large(sink, *line_no, len, limit),
+                    }
                 });
                 return;
             }
-            State::Document { buf } => {
-                buf.extend_from_slice(chunk);
+            State::Document { buf, dropped } => {
+                if let Some(len) = dropped {
+                    *len += chunk.len() as u64;
+                } else if buf.len() + chunk.len() > *document_limit {
+                    *dropped = Some((buf.len() + chunk.len()) as u64);
+                    *buf = Vec::new();
+                } else {
+                    buf.extend_from_slice(chunk);
+                }
                 return;
             }
             State::Start {
                 head,
                 line_start,
                 searched,
+                detector,
             } => {
                 if head.is_empty() {
-                    // The common case: the first chunk holds the first line. Decide on the
-                    // chunk itself and hand it to the chosen reader without a copy.
-                    let (mut start, mut seen) = (0, 0);
-                    if let Some(first) = first_nonblank_line(chunk, &mut start, &mut seen) {
-                        let decision = detect::first_line(first);
+                    // The common case: the first chunk holds the first lines. Decide on the
+                    // chunk itself and hand it to the chosen reader without a copy (a copy
+                    // of the detector: undecided, the chunk is looked at again as the head).
+                    let (mut start, mut seen, mut trial) = (0, 0, detector.clone());
+                    let found = detect_in(chunk, &mut start, &mut seen, &mut trial, limit);
+                    if let Some(decision) = found {
                         self.begin(decision, sink);
                         return self.push(chunk, sink);
                     }
                 }
                 head.extend_from_slice(chunk);
-                match first_nonblank_line(head, line_start, searched) {
-                    Some(first) => detect::first_line(first),
+                match detect_in(head, line_start, searched, detector, limit) {
+                    Some(decision) => decision,
                     None => return,
                 }
             }
@@ -172,11 +220,14 @@ impl Reader {
     fn begin<S: Sink>(&mut self, decision: FirstLine, sink: &mut S) {
         // A forced `spans` never waits in `Start` (see `new`), so `forced` is a trace format.
         let state = match (decision, self.option.forced()) {
-            (FirstLine::Document, _) => State::Document { buf: Vec::new() },
-            (_, Some(format)) => lines_state(format),
-            (FirstLine::Lines(Some(format)), None) => lines_state(format),
+            (FirstLine::Document, _) => State::Document {
+                buf: Vec::new(),
+                dropped: None,
+            },
+            (_, Some(format)) => lines_state(format, self.line_limit),
+            (FirstLine::Lines(Some(format)), None) => lines_state(format, self.line_limit),
             _ => State::Spans {
-                lines: LineSplitter::new(),
+                lines: LineSplitter::with_limit(self.line_limit),
                 order: KeyOrder::default(),
             },
         };
@@ -187,13 +238,26 @@ impl Reader {
     }
 
     pub fn finish<S: Sink>(mut self, sink: &mut S) {
-        if let State::Start { head, .. } = &self.state {
-            // The whole input fit before a newline: decide on its first non-blank line.
-            let decision = head
-                .split(|&b| b == b'\n')
-                .map(strip_bom)
-                .find(|l| !l.iter().all(u8::is_ascii_whitespace))
-                .map_or(FirstLine::Spans, detect::first_line);
+        if let State::Start {
+            head,
+            line_start,
+            detector,
+            ..
+        } = &mut self.state
+        {
+            // The input ended before the lines decided: the last line (no newline) has a say.
+            let last = &head[*line_start..];
+            let last = if *line_start == 0 {
+                strip_bom(last)
+            } else {
+                last
+            };
+            let decision = if last.iter().all(u8::is_ascii_whitespace) {
+                None
+            } else {
+                detector.line(last)
+            };
+            let decision = decision.unwrap_or_else(|| detector.end());
             self.begin(decision, sink);
         }
         match self.state {
@@ -201,7 +265,10 @@ impl Reader {
             State::Spans { lines, .. } => {
                 if let Some(last) = lines.finish() {
                     self.line_no += 1;
-                    span_line(sink, self.line_no, &last);
+                    match last {
+                        Ok(last) => span_line(sink, self.line_no, &last),
+                        Err(len) => too_large(sink, self.line_no, len, self.line_limit),
+                    }
                 }
                 sink.set_format(Format::Spans.as_str(), None);
             }
@@ -212,7 +279,10 @@ impl Reader {
             } => {
                 if let Some(last) = lines.finish() {
                     self.line_no += 1;
-                    json_line(format, self.line_no, &last, &mut collector, sink);
+                    match last {
+                        Ok(last) => json_line(format, self.line_no, &last, &mut collector, sink),
+                        Err(len) => too_large(sink, self.line_no, len, self.line_limit),
+                    }
                 }
                 let conventions = collector.finish(sink);
                 sink.set_format(
@@ -223,14 +293,32 @@ impl Reader {
                     }),
                 );
             }
-            State::Document { buf } => read_document(self.option, strip_bom(&buf), sink),
+            State::Document {
+                dropped: Some(len), ..
+            } => {
+                let name = self.option.forced().map_or("unknown", Format::as_str);
+                let why = format!(
+                    "the JSON document is {len} bytes, more than the {} bytes a document may \
+                     hold; it was not read (a JSONL export, one value per line, streams)",
+                    self.document_limit
+                );
+                sink.invalid(1, InvalidKind::TooLarge, why);
+                sink.set_format(
+                    name,
+                    Some(ReadAs {
+                        layout: Layout::Document,
+                        conventions: Vec::new(),
+                    }),
+                );
+            }
+            State::Document { buf, .. } => read_document(self.option, strip_bom(&buf), sink),
         }
     }
 }
 
-fn lines_state(format: Format) -> State {
+fn lines_state(format: Format, line_limit: usize) -> State {
     State::Lines {
-        lines: LineSplitter::new(),
+        lines: LineSplitter::with_limit(line_limit),
         format,
         collector: Collector::default(),
     }
@@ -240,8 +328,29 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
-/// The first complete non-blank line of `head` (newline-terminated). `line_start` is where
-/// the current line starts and `searched` how far a newline was looked for, so each byte is
+/// Hands the complete non-blank lines of `head` to the detector until it decides. Past
+/// [`detect::DETECT_BYTES`] with a line looked at, the detector's default decides: detection
+/// never holds more than that beyond the first line.
+fn detect_in(
+    head: &[u8],
+    line_start: &mut usize,
+    searched: &mut usize,
+    detector: &mut Detector,
+    line_limit: usize,
+) -> Option<FirstLine> {
+    while let Some(line) = first_nonblank_line(head, line_start, searched) {
+        if let Some(decision) = detector.line(line) {
+            return Some(decision);
+        }
+    }
+    // A first line longer than a line may be is not held to look at: the chosen reader
+    // reports it as too large.
+    let waited = detector.seen() > 0 && head.len() > detect::DETECT_BYTES;
+    (waited || head.len() - *line_start > line_limit).then(|| detector.end())
+}
+
+/// The next complete non-blank line of `head` (newline-terminated), from `line_start`, which
+/// then moves past it. `searched` is how far a newline was looked for, so each byte is
 /// scanned once however the input is chunked.
 fn first_nonblank_line<'a>(
     head: &'a [u8],
@@ -260,12 +369,21 @@ fn first_nonblank_line<'a>(
         } else {
             line
         };
+        *line_start = at + 1;
+        *searched = at + 1;
         if !line.iter().all(u8::is_ascii_whitespace) {
             return Some(line);
         }
-        *line_start = at + 1;
-        *searched = at + 1;
     }
+}
+
+/// A line longer than the reader holds: reported, never buffered.
+#[cold]
+fn too_large<S: Sink + ?Sized>(sink: &mut S, line_no: u64, len: u64, limit: usize) {
+    let why = format!(
+        "line is {len} bytes, more than the {limit} bytes a line may hold; it was not read"
+    );
+    sink.invalid(line_no, InvalidKind::TooLarge, why);
 }
 
 /// One line of seed-000 span JSONL: the checker's hot path.
@@ -279,8 +397,31 @@ fn span_line<S: Sink>(sink: &mut S, line_no: u64, line: &[u8]) {
         return sink.blank();
     }
     match parse_view(line) {
+        Ok(mut rec) if rec.name.as_deref().is_none_or(str::is_empty) => {
+            nameless(sink, line_no, line, &mut rec)
+        }
         Ok(mut rec) => sink.span(line_no, &mut rec),
         Err(e) => sink.invalid(line_no, e.kind, e.message),
+    }
+}
+
+/// A span JSONL line with no tool name: skipped by the report builder, unless it is a record
+/// of a trace format. Then the input is not span JSONL (its first lines steered detection,
+/// or it mixes formats), and the line is invalid, which fails the run: an OTLP export must
+/// never pass as span JSONL whose every line was skipped.
+#[cold]
+#[inline(never)]
+fn nameless<S: Sink>(sink: &mut S, line_no: u64, line: &[u8], record: &mut SpanView<'_>) {
+    match detect::foreign_record(line) {
+        Some(format) => sink.invalid(
+            line_no,
+            InvalidKind::UnknownFormat,
+            format!(
+                "a record of the {format} format in an input read as seed-000 span JSONL \
+                 (from its first lines); check it with --format {format}"
+            ),
+        ),
+        None => sink.span(line_no, record),
     }
 }
 
@@ -390,6 +531,7 @@ mod tests {
             first_nonblank_line(head, &mut start, &mut searched),
             Some(&b"{\"a\":1}"[..])
         );
+        assert_eq!((start, searched), (12, 12));
         let (mut start, mut searched) = (0, 0);
         assert_eq!(
             first_nonblank_line(b"\xEF\xBB\xBF{}\n", &mut start, &mut searched),

@@ -252,6 +252,9 @@ pub enum InvalidKind {
     BadField,
     /// A whole input is in no supported format.
     UnknownFormat,
+    /// A line (or a single JSON document) is longer than a reader holds: it was measured
+    /// and skipped, never buffered.
+    TooLarge,
 }
 
 impl InvalidKind {
@@ -263,6 +266,7 @@ impl InvalidKind {
             InvalidKind::NotAnObject => "not_an_object",
             InvalidKind::BadField => "bad_field",
             InvalidKind::UnknownFormat => "unknown_format",
+            InvalidKind::TooLarge => "too_large",
         }
     }
 }

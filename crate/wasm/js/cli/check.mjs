@@ -18,8 +18,8 @@ result is joined with what a later model call received, and both are measured.
   --flagged-only   list only rows that are not ok (counts still cover every span)
   --format NAME    auto (default: detected per file), spans, otlp, langfuse, openai_agents
 
-exit status: 0 every span is fine or declared its clip; 1 a silent clip, an incomplete span
-or an invalid line; 2 a usage or I/O error.`;
+exit status: 0 every span is fine or declared its clip; 1 a silent clip, an incomplete span,
+an invalid line, or nothing checked (every line skipped or invalid); 2 a usage or I/O error.`;
 
 const PROGRESS_MIN_BYTES = 8 << 20;
 
