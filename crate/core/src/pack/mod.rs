@@ -60,7 +60,7 @@ use crate::truncate::{
 pub use registry::{Kind, Registry, ToolSpec, DEFAULT_MAX_BYTES};
 pub use shape::{ShapeOptions, ShapeReport};
 pub use store::{page, Page, PageStore, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES};
-pub use stream::StreamPacker;
+pub use stream::{StreamPacker, DEFAULT_STREAM_CAP};
 
 /// The packer's name and version, written into `prompt_builder_version`.
 pub const BUILDER: &str = concat!("toolslice-pack/", env!("CARGO_PKG_VERSION"));
@@ -150,6 +150,10 @@ pub struct PackOptions {
     pub model_context_limit_tokens: Option<u64>,
     /// Write the 16-hex short digests seed 000's emitter writes, instead of full SHA-256.
     pub short_hashes: bool,
+    /// The most redacted output a [`StreamPacker`] keeps for paging (default
+    /// [`DEFAULT_STREAM_CAP`], never more than the page store holds); a longer stream gets
+    /// the short error.
+    pub stream_cap: Option<usize>,
 }
 
 impl Default for PackOptions {
@@ -167,6 +171,7 @@ impl Default for PackOptions {
             builder_version: None,
             model_context_limit_tokens: None,
             short_hashes: false,
+            stream_cap: None,
         }
     }
 }
@@ -252,20 +257,32 @@ pub enum PackError {
 }
 
 impl fmt::Display for PackError {
+    /// Messages quote ids and a token counter's own message: they are redacted like
+    /// everything else that leaves the packer.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        f.write_str(&scrub(&self.unredacted()))
+    }
+}
+
+impl PackError {
+    fn unredacted(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let f = &mut out;
+        let _ = match self {
             PackError::BudgetTooSmall { limit, needed } => write!(
                 f,
                 "budget of {limit} is too small: even the short error needs {needed}"
             ),
-            PackError::InvalidPolicy(e) => e.fmt(f),
+            PackError::InvalidPolicy(e) => write!(f, "{e}"),
             PackError::InvalidOptions(m) => write!(f, "invalid pack options: {m}"),
             PackError::TokenCounter(m) => write!(f, "token counter failed: {m}"),
             PackError::NotFound(id) => write!(
                 f,
                 "no stored result for id {id:?} (never stored, or evicted from the page store)"
             ),
-        }
+        };
+        out
     }
 }
 
@@ -287,6 +304,43 @@ impl From<RedactError> for PackError {
     fn from(e: RedactError) -> Self {
         PackError::InvalidPolicy(e)
     }
+}
+
+/// The tool's name, the call's id and the command as the model and the span see them:
+/// redacted like the body (a token in a `curl -H "Authorization: ..."` command or in a
+/// clone URL is as secret in the header as in the output). Receipts name the field
+/// (`tool`, `tool_call_id`, `command`).
+#[derive(Debug, Clone)]
+pub(crate) struct Shown {
+    pub tool: String,
+    pub call_id: String,
+    pub command: Option<String>,
+}
+
+impl Shown {
+    pub(crate) fn new(
+        tool: &str,
+        call_id: &str,
+        command: Option<&str>,
+        redactor: &Redactor,
+        receipts: &mut Vec<Receipt>,
+    ) -> Shown {
+        let mut field = |text: &str, path: &str| {
+            redactor
+                .redact_str(text, path, receipts)
+                .unwrap_or_else(|| text.to_string())
+        };
+        Shown {
+            tool: field(tool, "tool"),
+            call_id: field(call_id, "tool_call_id"),
+            command: command.map(|c| field(c, "command")),
+        }
+    }
+}
+
+/// An error message with any secret it quotes (an id, a counter's message) redacted.
+fn scrub(message: &str) -> String {
+    Redactor::default().text(message).text
 }
 
 /// The pack settings after the registry and the options are combined.
@@ -337,14 +391,45 @@ pub fn pack(
     counter: Option<&dyn TokenCounter>,
     store_limit: Option<usize>,
 ) -> Result<Packed, PackError> {
+    pack_with(result, None, opts, registry, counter, store_limit)
+}
+
+/// A text the caller already redacted (the streaming packer's), with the length it had
+/// before and the receipts of that redaction.
+pub(crate) struct Redacted {
+    pub text: String,
+    pub raw_len: usize,
+    pub receipts: Vec<Receipt>,
+}
+
+/// [`pack`], or with `pre` the packing of an already redacted text (`result.body` is then
+/// ignored).
+pub(crate) fn pack_with(
+    result: &ToolResult,
+    pre: Option<Redacted>,
+    opts: &PackOptions,
+    registry: &Registry,
+    counter: Option<&dyn TokenCounter>,
+    store_limit: Option<usize>,
+) -> Result<Packed, PackError> {
     let plan = plan(result, opts, registry, store_limit)?;
     let redactor = Redactor::new(&opts.redact)?;
     let counter: &dyn TokenCounter = counter.unwrap_or(&EstimateTokens);
+    let mut meta_receipts = Vec::new();
+    let shown = Shown::new(
+        &result.tool,
+        &result.call_id,
+        result.command.as_deref(),
+        &redactor,
+        &mut meta_receipts,
+    );
 
     // 1. Render, redact, shape. `raw_len` is what the tool returned; `redacted_full` the
     //    same rendering after redaction (hashed as the observed slice).
     let mut shape_report = ShapeReport::default();
-    let (raw_len, redacted_full, text, receipts, outcome, kind, binary) = match &result.body {
+    const PRE: &Body = &Body::Text(String::new());
+    let body = if pre.is_some() { PRE } else { &result.body };
+    let (raw_len, redacted_full, text, receipts, outcome, kind, binary) = match body {
         Body::Binary { bytes, media_type } => {
             let text = format!(
                 "[binary output omitted: {bytes} bytes{}]",
@@ -381,7 +466,16 @@ pub fn pack(
             )
         }
         Body::Text(raw) => {
-            let red = redactor.text(raw);
+            let (red, raw_len) = match pre {
+                Some(p) => (
+                    crate::redact::Redacted {
+                        text: p.text,
+                        receipts: p.receipts,
+                    },
+                    p.raw_len,
+                ),
+                None => (redactor.text(raw), raw.len()),
+            };
             let (text, kind, outcome) = match shape::shape_text(&red.text, &opts.shape) {
                 Some((t, r)) => {
                     shape_report = r;
@@ -400,17 +494,11 @@ pub fn pack(
                     (red.text.clone(), plan.kind, outcome)
                 }
             };
-            (
-                raw.len(),
-                red.text,
-                text,
-                red.receipts,
-                outcome,
-                kind,
-                false,
-            )
+            (raw_len, red.text, text, red.receipts, outcome, kind, false)
         }
     };
+    let mut receipts = receipts;
+    receipts.extend(meta_receipts);
     let mut outcome = outcome;
     if let Some(code) = result.exit_code {
         outcome.insert("exit_code".into(), code.into());
@@ -424,16 +512,16 @@ pub fn pack(
     let header = result.exit_code.is_some() || result.timed_out || kind == Some(Kind::Terminal);
     let can_store = plan.pageable && plan.store_limit.is_none_or(|max| text.len() <= max);
     let mut topts = truncate::Options::new(truncate::Pattern::Auto, plan.budget);
-    topts.tool = Some(result.tool.clone());
+    topts.tool = Some(shown.tool.clone());
     topts.kind = kind.map(tool_kind);
     topts.exit_code = result.exit_code;
     topts.timed_out = result.timed_out;
-    topts.command = result.command.clone();
+    topts.command = shown.command.clone();
     topts.header = header && !binary;
     topts.json.keep_keys = opts.shape.keep_keys.clone();
     if can_store {
         topts.fetch = Some(Fetch {
-            id: result.call_id.clone(),
+            id: shown.call_id.clone(),
             offset: 0,
             tool: GET_MORE.into(),
         });
@@ -453,8 +541,8 @@ pub fn pack(
     let cut = truncate::truncate_with(&text, &topts, counter);
     let mut envelope = Envelope {
         role: "tool".into(),
-        tool_call_id: result.call_id.clone(),
-        name: result.tool.clone(),
+        tool_call_id: shown.call_id.clone(),
+        name: shown.tool.clone(),
         content: String::new(),
         truncated: false,
         redacted: !receipts.is_empty(),
@@ -483,13 +571,13 @@ pub fn pack(
                     envelope.next_offset = t.next_offset;
                     envelope.hint = Some(match t.next_offset {
                         Some(n) => format!(
-                            "Output truncated: {} bytes omitted. Call {GET_MORE}(id=\"{}\", offset={n}) for the next page.",
-                            t.omitted_bytes, result.call_id
+                            "Output truncated: {} bytes omitted. Call {GET_MORE}(id={}, offset={n}) for the next page.",
+                            t.omitted_bytes, Value::String(shown.call_id.clone())
                         ),
                         None => format!("Output truncated: {} bytes omitted.", t.omitted_bytes),
                     });
                     stored = Some(Stored {
-                        id: result.call_id.clone(),
+                        id: shown.call_id.clone(),
                         text: text.clone(),
                     });
                 }
@@ -502,7 +590,12 @@ pub fn pack(
         Err(e) => return Err(PackError::InvalidOptions(e.to_string())),
     };
     if !fits {
-        too_large(&mut envelope, &text, &plan, counter)?;
+        too_large(
+            &mut envelope,
+            (text.len() as u64, text.lines().count() as u64),
+            &plan,
+            counter,
+        )?;
         pattern = "too_large".into();
     }
 
@@ -526,6 +619,7 @@ pub fn pack(
     };
     let span = span_record(
         result,
+        &shown,
         opts,
         &plan,
         observed_bytes,
@@ -579,7 +673,7 @@ fn outcomes_survive(content: &str, outcome: &Map<String, Value>) -> bool {
 /// reason. Fails only when not even `result too large` fits.
 fn too_large(
     envelope: &mut Envelope,
-    text: &str,
+    (bytes, lines): (u64, u64),
     plan: &Plan,
     counter: &dyn TokenCounter,
 ) -> Result<(), PackError> {
@@ -594,10 +688,7 @@ fn too_large(
     };
     let outcome = Value::Object(envelope.outcome.clone()).to_string();
     let candidates = [
-        format!(
-            "{TOO_LARGE} ({} bytes, limit {limit}). Outcome: {outcome}",
-            text.len()
-        ),
+        format!("{TOO_LARGE} ({bytes} bytes, limit {limit}). Outcome: {outcome}"),
         format!("{TOO_LARGE}. Outcome: {outcome}"),
     ];
     let mut chosen = None;
@@ -617,8 +708,8 @@ fn too_large(
     };
     envelope.content = content;
     envelope.truncated = true;
-    envelope.omitted.bytes = text.len() as u64;
-    envelope.omitted.lines = text.lines().count() as u64;
+    envelope.omitted.bytes = bytes;
+    envelope.omitted.lines = lines;
     envelope.next_offset = None;
     envelope.hint = Some(format!(
         "The result does not fit in {limit} {} and cannot be paged: narrow the query.",
@@ -660,6 +751,18 @@ pub fn preview(content: &str) -> String {
     content[..end].to_string()
 }
 
+/// The span's id and parent: the caller's (redacted like every field of the record), or the
+/// call's id.
+pub(crate) fn span_ids(opts: &PackOptions, shown: &Shown) -> (String, Option<String>) {
+    let field = |s: &str| Redactor::new(&opts.redact).map_or_else(|_| scrub(s), |r| r.text(s).text);
+    (
+        opts.span_id
+            .as_deref()
+            .map_or_else(|| shown.call_id.clone(), field),
+        opts.parent_id.as_deref().map(field),
+    )
+}
+
 fn builder_version(opts: &PackOptions, plan: &Plan) -> String {
     let mut v = format!(
         "{BUILDER}+{RULES_VERSION};{}={}",
@@ -668,7 +771,7 @@ fn builder_version(opts: &PackOptions, plan: &Plan) -> String {
     );
     if let Some(extra) = &opts.builder_version {
         v.push(';');
-        v.push_str(extra);
+        v.push_str(&scrub(extra));
     }
     v
 }
@@ -676,6 +779,7 @@ fn builder_version(opts: &PackOptions, plan: &Plan) -> String {
 #[allow(clippy::too_many_arguments)]
 fn span_record(
     result: &ToolResult,
+    shown: &Shown,
     opts: &PackOptions,
     plan: &Plan,
     observed_bytes: u64,
@@ -691,14 +795,11 @@ fn span_record(
     let failed = result.exit_code.is_some_and(|c| c != 0)
         || result.timed_out
         || matches!(&result.body, Body::Json(Value::Object(m)) if m.get("ok") == Some(&Value::Bool(false)));
+    let (span_id, parent_id) = span_ids(opts, shown);
     Ok(SpanRecord {
-        span_id: Some(
-            opts.span_id
-                .clone()
-                .unwrap_or_else(|| result.call_id.clone()),
-        ),
-        parent_id: opts.parent_id.clone(),
-        name: Some(result.tool.clone()),
+        span_id: Some(span_id),
+        parent_id,
+        name: Some(shown.tool.clone()),
         status: Some(if failed { "error" } else { "ok" }.into()),
         observed_bytes: Some(observed_bytes),
         injected_bytes: Some(content.len() as u64),
@@ -745,16 +846,40 @@ impl Packer {
             counter,
             Some(self.store.max_bytes),
         )?;
+        self.keep(&packed, &result.tool, opts);
+        Ok(packed)
+    }
+
+    /// A streaming packer whose cut result this packer's store can keep (see
+    /// [`Packer::keep`]).
+    pub fn stream(
+        &self,
+        tool: &str,
+        call_id: &str,
+        command: Option<String>,
+        opts: &PackOptions,
+    ) -> Result<StreamPacker, PackError> {
+        StreamPacker::new(
+            tool,
+            call_id,
+            command,
+            opts,
+            &self.registry,
+            Some(self.store.max_bytes),
+        )
+    }
+
+    /// Stores what a pack (or a finished stream) of `tool` left to page through.
+    pub fn keep(&mut self, packed: &Packed, tool: &str, opts: &PackOptions) {
         if let Some(s) = &packed.stored {
             self.store.put(&s.id, s.text.clone());
             let size = opts
                 .page_bytes
-                .unwrap_or_else(|| self.registry.spec(&result.tool).page_bytes());
+                .unwrap_or_else(|| self.registry.spec(tool).page_bytes());
             let store = &self.store;
             self.page_sizes.retain(|id, _| store.get(id).is_some());
             self.page_sizes.insert(s.id.clone(), size);
         }
-        Ok(packed)
     }
 
     /// The next page of a stored result, packed as the observation of a `get_more` call.
@@ -792,8 +917,14 @@ pub fn get_more_from(
     opts: &PackOptions,
 ) -> Result<Packed, PackError> {
     let total = text.len() as u64;
+    let redactor = Redactor::new(&opts.redact)?;
+    let mut receipts = Vec::new();
+    let shown = Shown::new(GET_MORE, call_id, None, &redactor, &mut receipts);
+    let id = redactor
+        .redact_str(id, "id", &mut receipts)
+        .unwrap_or_else(|| id.to_string());
     // Room for the trailer: "\n[get_more: bytes A-B of N; next: get_more(id=..., offset=B)]".
-    let id_json = Value::String(id.to_string()).to_string();
+    let id_json = Value::String(id).to_string();
     let trailer_max = format!(
         "\n[{GET_MORE}: bytes {total}-{total} of {total}; next: {GET_MORE}(id={id_json}, offset={total})]"
     )
@@ -830,6 +961,7 @@ pub fn get_more_from(
     };
     let span = span_record(
         &result,
+        &shown,
         opts,
         &plan,
         rest.len() as u64,
@@ -842,11 +974,11 @@ pub fn get_more_from(
     Ok(Packed {
         envelope: Envelope {
             role: "tool".into(),
-            tool_call_id: call_id.to_string(),
+            tool_call_id: shown.call_id.clone(),
             name: GET_MORE.into(),
             content,
             truncated,
-            redacted: false,
+            redacted: !receipts.is_empty(),
             omitted: Omitted {
                 bytes: omitted,
                 lines: text[(p.offset as usize + p.text.len())..].lines().count() as u64,
@@ -858,7 +990,7 @@ pub fn get_more_from(
             error: None,
         },
         span,
-        receipts: Vec::new(),
+        receipts,
         shape: ShapeReport::default(),
         pattern: if truncated { "page" } else { "none" }.into(),
         stored: None,
