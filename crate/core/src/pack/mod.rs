@@ -68,6 +68,12 @@ pub const BUILDER: &str = concat!("toolslice-pack/", env!("CARGO_PKG_VERSION"));
 /// The content of an observation too large to show and impossible to page.
 pub const TOO_LARGE: &str = "result too large, narrow the query";
 
+/// The largest tool result `pack` accepts, in bytes (a text, or a JSON value's compact
+/// text). Packing holds a few copies of the result (redacted, shaped, the cut, the page
+/// store's), and a wasm instance addresses 4 GiB at most: a larger result is refused with
+/// the coded error `too_large` before anything is allocated for it.
+pub const MAX_INPUT_BYTES: usize = 128 << 20;
+
 /// The name of the paging tool the hint points at.
 pub const GET_MORE: &str = "get_more";
 
@@ -254,6 +260,13 @@ pub enum PackError {
     TokenCounter(String),
     /// `get_more` for an id the store does not hold (never stored, or evicted).
     NotFound(String),
+    /// The result is larger than [`MAX_INPUT_BYTES`].
+    TooLarge {
+        bytes: u64,
+        max: u64,
+    },
+    /// A JSON body that is not JSON.
+    InvalidJson(String),
 }
 
 impl fmt::Display for PackError {
@@ -281,6 +294,11 @@ impl PackError {
                 f,
                 "no stored result for id {id:?} (never stored, or evicted from the page store)"
             ),
+            PackError::TooLarge { bytes, max } => write!(
+                f,
+                "tool result of {bytes} bytes is larger than the {max} bytes pack accepts; stream it (StreamPacker) or narrow it"
+            ),
+            PackError::InvalidJson(m) => write!(f, "json: {m}"),
         };
         out
     }
@@ -296,6 +314,8 @@ impl Coded for PackError {
             PackError::InvalidOptions(_) => "invalid_options",
             PackError::TokenCounter(_) => "token_counter_failed",
             PackError::NotFound(_) => "not_found",
+            PackError::TooLarge { .. } => "too_large",
+            PackError::InvalidJson(_) => "invalid_json",
         }
     }
 }
@@ -341,6 +361,36 @@ impl Shown {
 /// An error message with any secret it quotes (an id, a counter's message) redacted.
 fn scrub(message: &str) -> String {
     Redactor::default().text(message).text
+}
+
+/// A JSON tool result given as text: parsed into a value when it can be, else packed as
+/// the JSON text it is. Nesting deeper than the parser's limit (128) or more values than a
+/// tree can hold in memory are no reason to refuse a valid result: as text, the truncator's
+/// JSON pattern still cuts it (summarising deep nesting) and redaction still reads it.
+pub fn json_body(text: String) -> Result<Body, PackError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(PackError::TooLarge {
+            bytes: text.len() as u64,
+            max: MAX_INPUT_BYTES as u64,
+        });
+    }
+    if crate::truncate::node_bound(text.as_bytes()) > crate::truncate::MAX_NODES {
+        return Ok(Body::Text(text));
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v) => Ok(Body::Json(v)),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => Ok(Body::Text(text)),
+        Err(e) => Err(PackError::InvalidJson(e.to_string())),
+    }
+}
+
+/// A JSON object or array parsed when its values fit in memory (see
+/// `truncate::MAX_NODES`); `None` otherwise, or when it is not JSON.
+fn parse_bounded(text: &str) -> Option<Value> {
+    if crate::truncate::node_bound(text.as_bytes()) > crate::truncate::MAX_NODES {
+        return None;
+    }
+    serde_json::from_str(text).ok()
 }
 
 /// The pack settings after the registry and the options are combined.
@@ -413,6 +463,18 @@ pub(crate) fn pack_with(
     store_limit: Option<usize>,
 ) -> Result<Packed, PackError> {
     let plan = plan(result, opts, registry, store_limit)?;
+    let size = match (&pre, &result.body) {
+        (Some(p), _) => p.text.len(),
+        (None, Body::Text(t)) => t.len(),
+        (None, Body::Json(v)) => serde_json::to_string(v).map_or(0, |s| s.len()),
+        (None, Body::Binary { .. }) => 0,
+    };
+    if size > MAX_INPUT_BYTES {
+        return Err(PackError::TooLarge {
+            bytes: size as u64,
+            max: MAX_INPUT_BYTES as u64,
+        });
+    }
     let redactor = Redactor::new(&opts.redact)?;
     let counter: &dyn TokenCounter = counter.unwrap_or(&EstimateTokens);
     let mut meta_receipts = Vec::new();
@@ -487,8 +549,9 @@ pub(crate) fn pack_with(
                     )
                 }
                 None => {
-                    let outcome = match serde_json::from_str::<Value>(&red.text) {
-                        Ok(v @ Value::Object(_)) => shape::outcomes(&v, &opts.shape.keep_keys),
+                    let object = red.text.trim_start().starts_with('{');
+                    let outcome = match object.then(|| parse_bounded(&red.text)).flatten() {
+                        Some(v @ Value::Object(_)) => shape::outcomes(&v, &opts.shape.keep_keys),
                         _ => Map::new(),
                     };
                     (red.text.clone(), plan.kind, outcome)
@@ -645,8 +708,8 @@ fn outcomes_survive(content: &str, outcome: &Map<String, Value>) -> bool {
     let body = content
         .split_once("\nOutput:\n")
         .map_or(content, |(_, b)| b);
-    let parsed = match serde_json::from_str::<Value>(body) {
-        Ok(Value::Object(m)) => Some(m),
+    let parsed = match parse_bounded(body) {
+        Some(Value::Object(m)) => Some(m),
         _ => None,
     };
     outcome.iter().all(|(k, v)| match k.as_str() {
