@@ -598,6 +598,7 @@ fn stream_matches_pack_when_it_fits_and_bounds_memory_when_not() {
         Some("ls".into()),
         &opts(1000),
         &Registry::new(),
+        None,
     )
     .unwrap();
     s.push(text.as_bytes());
@@ -606,37 +607,86 @@ fn stream_matches_pack_when_it_fits_and_bounds_memory_when_not() {
     r.exit_code = Some(0);
     r.command = Some("ls".into());
     let packed = run(&r, 1000);
-    assert_eq!(streamed.envelope.content, packed.envelope.content);
-    assert_eq!(streamed.span.sha256_observed, packed.span.sha256_observed);
-    assert_eq!(streamed.span.observed_bytes, packed.span.observed_bytes);
+    assert_eq!(streamed, packed);
 
-    // 8 MB through a 4 KB budget: error line in the middle kept, secret never seen.
+    // 8 MB through a 4 KB budget: kept (within the cap) and paged like `pack` pages it, the
+    // error line in the middle shown, the secret never seen.
     let limit = 4096;
-    let mut s = StreamPacker::new("bash", "c2", None, &opts(limit), &Registry::new()).unwrap();
-    let mut max_held = 0;
-    let line = "compiling crate foo v1.2.3 ... ok\n";
-    let mut sent = 0u64;
-    for i in 0..240_000u32 {
-        let mut chunk = line.to_string();
-        if i == 120_000 {
-            chunk = format!("error[E0599]: no method `port` found (token={GH})\n");
+    let stream_8mb = |packer: &mut Packer, cap: Option<usize>| {
+        let o = PackOptions {
+            stream_cap: cap,
+            ..opts(limit)
+        };
+        let mut s = packer.stream("bash", "c2", None, &o).unwrap();
+        let mut max_held = 0;
+        let line = "compiling crate foo v1.2.3 ... ok\n";
+        let mut sent = 0u64;
+        for i in 0..240_000u32 {
+            let mut chunk = line.to_string();
+            if i == 120_000 {
+                chunk = format!("error[E0599]: no method `port` found (token={GH})\n");
+            }
+            s.push(chunk.as_bytes());
+            sent += chunk.len() as u64;
+            max_held = max_held.max(s.held_bytes());
         }
-        s.push(chunk.as_bytes());
-        sent += chunk.len() as u64;
-        max_held = max_held.max(s.held_bytes());
-    }
-    let p = s.finish(Some(1), false).unwrap();
+        let p = s.finish(Some(1), false).unwrap();
+        packer.keep(&p, "bash", &o);
+        (p, sent, max_held)
+    };
+    let mut packer = Packer::default();
+    let (p, sent, max_held) = stream_8mb(&mut packer, None);
     assert!(sent > 8_000_000);
-    assert!(max_held <= limit * 3, "held {max_held}");
+    assert!(max_held as u64 <= sent);
     assert!(p.envelope.content.len() <= limit);
     assert!(
-        p.envelope.content.contains("120001: error[E0599]"),
+        p.envelope.content.contains("120001: error[E0599]")
+            || p.envelope.content.contains("error[E0599]"),
         "{}",
         p.envelope.content
     );
     assert!(!p.envelope.content.contains("aB3dE5"));
     assert!(p.envelope.content.contains("Exit code: 1"));
     assert!(p.envelope.truncated && p.envelope.redacted);
+    let next = p
+        .envelope
+        .next_offset
+        .expect("a stream within the cap is pageable");
+    assert!(p
+        .envelope
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("get_more(id=\"c2\""));
+    let page = packer
+        .get_more("c2", next, "c3", &PackOptions::default())
+        .unwrap();
+    assert!(page.envelope.content.contains("compiling crate foo"));
+    assert_eq!(
+        p.span.observed_bytes.unwrap(),
+        sent + "Tool: bash\nExit code: 1\nOutput:\n".len() as u64
+    );
+    assert_checks(&p);
+
+    // Beyond a 1 MiB cap: the short error with the outcome, memory within the cap.
+    let (p, sent, max_held) = stream_8mb(&mut Packer::default(), Some(1 << 20));
+    assert!(max_held <= 1 << 20, "held {max_held}");
+    assert_eq!(p.envelope.error.as_deref(), Some("result_too_large"));
+    assert!(
+        p.envelope.content.starts_with(TOO_LARGE),
+        "{}",
+        p.envelope.content
+    );
+    assert!(p.envelope.content.contains("\"exit_code\":1"));
+    assert!(p
+        .envelope
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("1048576 bytes"));
+    assert_eq!(p.envelope.next_offset, None);
+    assert!(p.stored.is_none());
+    assert!(p.envelope.content.len() <= limit);
     assert_eq!(
         p.span.observed_bytes.unwrap(),
         sent + "Tool: bash\nExit code: 1\nOutput:\n".len() as u64

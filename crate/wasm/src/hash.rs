@@ -12,12 +12,73 @@ use toolslice::hash::{self, Digest, DIGEST_LEN};
 const TS_HASH: &'static str = r#"
 /** Inputs for `sha256Many`: strings are hashed as UTF-8. */
 export type HashInputs = Array<string | Uint8Array | ArrayBuffer>;
+/** Bytes end to end: a `Uint8Array`, an `ArrayBuffer`, or an array of integers 0-255. */
+export type BatchData = Uint8Array | ArrayBuffer | number[];
+/** Lengths of the inputs: a `Uint32Array`, or an array of integers 0 to 2**32-1. */
+export type BatchLengths = Uint32Array | number[];
 "#;
 
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(typescript_type = "HashInputs")]
     pub type JsHashInputs;
+    #[wasm_bindgen(typescript_type = "BatchData")]
+    pub type JsBatchData;
+    #[wasm_bindgen(typescript_type = "BatchLengths")]
+    pub type JsBatchLengths;
+}
+
+/// Reads a batch's bytes. A plain array is checked element by element: wasm-bindgen's own
+/// conversion would wrap `256` to `0` and `-1` to `255` without a word.
+fn batch_data(value: &JsValue) -> Result<Vec<u8>, JsValue> {
+    if let Some(view) = value.dyn_ref::<js_sys::Uint8Array>() {
+        return Ok(view.to_vec());
+    }
+    if value.is_instance_of::<js_sys::ArrayBuffer>() {
+        return Ok(js_sys::Uint8Array::new(value).to_vec());
+    }
+    let array = value.dyn_ref::<js_sys::Array>().ok_or_else(|| {
+        error_with_code(
+            "data must be a Uint8Array, an ArrayBuffer or an array of bytes",
+            "invalid_argument",
+        )
+    })?;
+    array
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v.as_f64() {
+            Some(n) if n.fract() == 0.0 && (0.0..=255.0).contains(&n) => Ok(n as u8),
+            _ => Err(error_with_code(
+                &format!("data[{i}] must be an integer from 0 to 255"),
+                "invalid_argument",
+            )),
+        })
+        .collect()
+}
+
+/// Reads a batch's lengths; a plain array is checked element by element (`2**32 + 3` is not
+/// `3`, `-1` is not `4294967295`).
+fn batch_lengths(value: &JsValue) -> Result<Vec<u32>, JsValue> {
+    if let Some(view) = value.dyn_ref::<js_sys::Uint32Array>() {
+        return Ok(view.to_vec());
+    }
+    let array = value.dyn_ref::<js_sys::Array>().ok_or_else(|| {
+        error_with_code(
+            "lengths must be a Uint32Array or an array of integers",
+            "invalid_argument",
+        )
+    })?;
+    array
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v.as_f64() {
+            Some(n) if n.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&n) => Ok(n as u32),
+            _ => Err(error_with_code(
+                &format!("lengths[{i}] must be an integer from 0 to 4294967295"),
+                "invalid_argument",
+            )),
+        })
+        .collect()
 }
 
 /// Bytes copied from a JS typed array per step: large inputs are hashed through one small
@@ -132,7 +193,9 @@ pub fn sha256_short_js(data: &JsInput) -> Result<String, JsValue> {
 /// Hashes many inputs in one call: `data` holds them end to end, `lengths[i]` is the length of
 /// the i-th. Returns the raw digests end to end (32 bytes each).
 #[wasm_bindgen(js_name = sha256Batch)]
-pub fn sha256_batch_js(data: &[u8], lengths: &[u32]) -> Result<Vec<u8>, JsValue> {
+pub fn sha256_batch_js(data: &JsBatchData, lengths: &JsBatchLengths) -> Result<Vec<u8>, JsValue> {
+    let (data, lengths) = (batch_data(data)?, batch_lengths(lengths)?);
+    let (data, lengths) = (&data[..], &lengths[..]);
     let mut out = vec![0u8; DIGEST_LEN * lengths.len()];
     hash::sha256_batch(data, lengths, &mut out).map_err(into_error)?;
     Ok(out)
@@ -141,7 +204,12 @@ pub fn sha256_batch_js(data: &[u8], lengths: &[u32]) -> Result<Vec<u8>, JsValue>
 /// Like `sha256Batch`, returning the hex digests end to end in one string (64 characters
 /// each: the i-th is `out.slice(64 * i, 64 * i + 64)`).
 #[wasm_bindgen(js_name = sha256HexBatch)]
-pub fn sha256_hex_batch_js(data: &[u8], lengths: &[u32]) -> Result<String, JsValue> {
+pub fn sha256_hex_batch_js(
+    data: &JsBatchData,
+    lengths: &JsBatchLengths,
+) -> Result<String, JsValue> {
+    let (data, lengths) = (batch_data(data)?, batch_lengths(lengths)?);
+    let (data, lengths) = (&data[..], &lengths[..]);
     let mut out = vec![0u8; 2 * DIGEST_LEN * lengths.len()];
     hash::sha256_batch_hex(data, lengths, &mut out).map_err(into_error)?;
     String::from_utf8(out).map_err(|_| error_with_code("hex output is ASCII", "internal"))

@@ -2,7 +2,10 @@
 //! `pageStoreStats` and the streaming `StreamPacker`.
 //!
 //! The module holds one [`Packer`] (tool registry and bounded in-memory page store) per
-//! instance, so a worker isolate keeps its pages between requests. A caller that needs
+//! instance, so a worker isolate keeps its pages between requests. It is borrowed only for
+//! short steps that neither fail nor call JavaScript (reading the registry, storing a
+//! result): a `countTokens` callback or a page store's `set` may call back into the module
+//! while `pack` runs, and an error in the middle must leave the packer usable. A caller that needs
 //! pages elsewhere (a JS `Map`, a KV binding) passes `store`: a `Map`-like object whose
 //! `set(id, text)` receives the text to page through (for an async KV, pass `returnStored:
 //! true`, `await kv.put(stored.id, stored.text)`, then call `getMoreFrom`).
@@ -10,7 +13,6 @@
 use std::cell::RefCell;
 
 use serde::Deserialize;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -37,6 +39,7 @@ export interface PackInput {
   json?: JsonValue;
   binary?: { bytes: number; mediaType?: string };
   /** Shown in a header above the output, never cut. */
+  /** An integer from -2147483648 to 4294967295 (signed or unsigned 32-bit). */
   exitCode?: number;
   timedOut?: boolean;
   command?: string;
@@ -88,6 +91,11 @@ export interface PackOptions {
   modelContextLimitTokens?: number;
   /** Seed 000's 16-hex short digests instead of full SHA-256. */
   shortHashes?: boolean;
+  /**
+   * `StreamPacker`: the most redacted output kept so the result can be paged (default and
+   * most: the page store's 16 MiB). A longer stream gets the short error.
+   */
+  streamCap?: number;
   /** Counts tokens (for `unit: "tokens"` and `injected_tokens`); default: the estimate. */
   countTokens?: (text: string) => number;
   /** Where the text for `get_more` goes (default: the module's bounded store). */
@@ -264,6 +272,7 @@ struct JsOptions {
     builder_version: Option<String>,
     model_context_limit_tokens: Option<u64>,
     short_hashes: Option<bool>,
+    stream_cap: Option<usize>,
     return_stored: Option<bool>,
     segments: Option<bool>,
 }
@@ -295,7 +304,7 @@ struct JsInputMeta {
     #[serde(default)]
     binary: Option<JsBinary>,
     #[serde(default)]
-    exit_code: Option<i64>,
+    exit_code: Option<f64>,
     #[serde(default)]
     timed_out: bool,
     #[serde(default)]
@@ -377,6 +386,7 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
             model_context_limit_tokens: o.model_context_limit_tokens,
             short_hashes: o.short_hashes.unwrap_or(false),
             segments: o.segments.unwrap_or(false),
+            stream_cap: o.stream_cap,
         },
         counter,
         store,
@@ -418,6 +428,13 @@ fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
     let text = match get(value, "text") {
         t if t.is_undefined() || t.is_null() => None,
         t => match t.dyn_ref::<js_sys::JsString>() {
+            // Checked before the copy: every UTF-16 unit is at least one UTF-8 byte.
+            Some(s) if s.length() as usize > pack::MAX_INPUT_BYTES => {
+                return Err(into_error(pack::PackError::TooLarge {
+                    bytes: u64::from(s.length()),
+                    max: pack::MAX_INPUT_BYTES as u64,
+                }))
+            }
             Some(s) => Some(super::string_of(s)),
             None => {
                 return Err(error_with_code(
@@ -450,16 +467,13 @@ fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
             media_type: b.media_type,
         }
     } else {
-        let text = json_text_of(&json)?;
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| error_with_code(&format!("json: {e}"), "invalid_json"))?;
-        Body::Json(v)
+        pack::json_body(json_text_of(&json)?).map_err(into_error)?
     };
     Ok(ToolResult {
         tool: meta.tool,
         call_id: meta.call_id,
         body,
-        exit_code: meta.exit_code,
+        exit_code: meta.exit_code.map(exit_code_of).transpose()?,
         timed_out: meta.timed_out,
         command: meta.command,
     })
@@ -478,31 +492,29 @@ pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPac
     let parsed = parse_options(options)?;
     let counter = parsed.counter.as_ref().map(JsCounter);
     let counter_ref = counter.as_ref().map(|c| c as &dyn TokenCounter);
-    let mut packed = if parsed.return_stored {
-        PACKER
-            .with(|p| {
-                pack::pack(
-                    &result,
-                    &parsed.opts,
-                    &p.borrow().registry,
-                    counter_ref,
-                    None,
-                )
-            })
-            .map_err(into_error)?
-    } else if let Some(store) = &parsed.store {
-        let mut packed = PACKER
-            .with(|p| {
-                pack::pack(
-                    &result,
-                    &parsed.opts,
-                    &p.borrow().registry,
-                    counter_ref,
-                    None,
-                )
-            })
-            .map_err(into_error)?;
-        if let Some(s) = packed.stored.take() {
+    // The registry is copied out: no borrow is held while the counter (JS) runs.
+    let (registry, store_max) = with_packer(|p| (p.registry.clone(), p.store.max_bytes))?;
+    let store_limit = (!parsed.return_stored && parsed.store.is_none()).then_some(store_max);
+    let mut packed = pack::pack(&result, &parsed.opts, &registry, counter_ref, store_limit)
+        .map_err(into_error)?;
+    keep(&mut packed, &result.tool, &parsed)?;
+    // JavaScript slices its strings in UTF-16 units.
+    packed.cut = (packed.cut.take()).map(|c| c.into_utf16_offsets(&packed.envelope.content));
+    result_to_js(&packed)
+}
+
+/// Where the text to page through goes: the caller's `store`, back to the caller
+/// (`returnStored`), or the module's store (borrowed only to put it there).
+fn keep(packed: &mut Packed, tool: &str, parsed: &Parsed) -> Result<(), JsValue> {
+    if parsed.return_stored {
+        return Ok(());
+    }
+    // Kept by the module or the caller's store: not copied back across the boundary.
+    let Some(s) = packed.stored.take() else {
+        return Ok(());
+    };
+    match &parsed.store {
+        Some(store) => {
             let set = get(store, "set").unchecked_into::<js_sys::Function>();
             set.call2(
                 store,
@@ -510,19 +522,61 @@ pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPac
                 &JsValue::from_str(&s.text),
             )?;
         }
-        packed
-    } else {
-        PACKER
-            .with(|p| p.borrow_mut().pack(&result, &parsed.opts, counter_ref))
-            .map_err(into_error)?
-    };
-    if !parsed.return_stored {
-        // Kept by the module or the caller's store: do not copy it back across the boundary.
-        packed.stored = None;
+        None => {
+            packed.stored = Some(s);
+            with_packer_mut(|p| p.keep(packed, tool, &parsed.opts))?;
+            packed.stored = None;
+        }
     }
-    // JavaScript slices its strings in UTF-16 units.
-    packed.cut = (packed.cut.take()).map(|c| c.into_utf16_offsets(&packed.envelope.content));
-    result_to_js(&packed)
+    Ok(())
+}
+
+/// Reads the module's packer. `try_borrow`, so that a call made while another holds it
+/// (which the short borrows above rule out) is an error, never a panic.
+fn with_packer<T>(f: impl FnOnce(&Packer) -> T) -> Result<T, JsValue> {
+    PACKER.with(|p| match p.try_borrow() {
+        Ok(p) => Ok(f(&p)),
+        Err(_) => Err(busy()),
+    })
+}
+
+fn with_packer_mut<T>(f: impl FnOnce(&mut Packer) -> T) -> Result<T, JsValue> {
+    PACKER.with(|p| match p.try_borrow_mut() {
+        Ok(mut p) => Ok(f(&mut p)),
+        Err(_) => Err(busy()),
+    })
+}
+
+fn busy() -> JsValue {
+    error_with_code(
+        "the packer is in use by the call that is calling back into it",
+        "reentrant_call",
+    )
+}
+
+/// An exit code from JS: an integer that fits a signed or unsigned 32-bit code. Anything
+/// else (`NaN`, `2**32`, `1.5`) is refused rather than wrapped to a different code.
+fn exit_code_of(n: f64) -> Result<i64, JsValue> {
+    if n.is_finite() && n.fract() == 0.0 && (-2_147_483_648.0..=4_294_967_295.0).contains(&n) {
+        Ok(n as i64)
+    } else {
+        Err(error_with_code(
+            &format!("exit code must be an integer from -2147483648 to 4294967295, got {n}"),
+            "invalid_argument",
+        ))
+    }
+}
+
+/// A size in bytes from JS: a positive integer that fits in memory.
+fn size_of(n: f64, what: &str) -> Result<usize, JsValue> {
+    if n.is_finite() && n.fract() == 0.0 && n >= 1.0 && n <= u32::MAX as f64 {
+        Ok(n as usize)
+    } else {
+        Err(error_with_code(
+            &format!("{what} must be a positive integer of at most 4294967295, got {n}"),
+            "invalid_argument",
+        ))
+    }
 }
 
 /// The next page of a result `pack` cut, as the observation of a `get_more` call.
@@ -537,19 +591,19 @@ pub fn get_more(
     let offset = offset_of(offset)?;
     let call_id = call_id.unwrap_or_else(|| id.to_string());
     let packed = match &parsed.store {
-        None => PACKER
-            .with(|p| p.borrow().get_more(id, offset, &call_id, &parsed.opts))
-            .map_err(into_error)?,
+        None => {
+            with_packer(|p| p.get_more(id, offset, &call_id, &parsed.opts))?.map_err(into_error)?
+        }
         Some(store) => {
             let getter = get(store, "get").unchecked_into::<js_sys::Function>();
             let text = getter
                 .call1(store, &JsValue::from_str(id))?
                 .as_string()
                 .ok_or_else(|| into_error(pack::PackError::NotFound(id.to_string())))?;
-            let size = parsed
-                .opts
-                .page_bytes
-                .unwrap_or_else(|| PACKER.with(|p| p.borrow().registry.default.page_bytes()));
+            let size = match parsed.opts.page_bytes {
+                Some(n) => n,
+                None => with_packer(|p| p.registry.default.page_bytes())?,
+            };
             pack::get_more_from(&text, id, offset, &call_id, size, &parsed.opts)
                 .map_err(into_error)?
         }
@@ -564,7 +618,7 @@ pub fn get_more_from(
     text: &str,
     id: &str,
     offset: f64,
-    page_bytes: usize,
+    page_bytes: f64,
     call_id: Option<String>,
     options: Option<JsPackOptions>,
 ) -> Result<JsPackResult, JsValue> {
@@ -575,7 +629,7 @@ pub fn get_more_from(
         id,
         offset_of(offset)?,
         &call_id,
-        page_bytes,
+        size_of(page_bytes, "pageBytes")?,
         &parsed.opts,
     )
     .map_err(into_error)?;
@@ -607,29 +661,33 @@ pub fn register_tool(name: &str, spec: JsToolSpec) -> Result<(), JsValue> {
     if spec.max_bytes == 0 {
         return Err(invalid("maxBytes must be at least 1"));
     }
-    PACKER.with(|p| {
-        p.borrow_mut().registry.register(name, spec);
-    });
+    with_packer_mut(|p| {
+        p.registry.register(name, spec);
+    })?;
     Ok(())
 }
 
 /// The module's page store: entries, bytes held, bounds, evictions so far.
 #[wasm_bindgen(js_name = pageStoreStats)]
 pub fn page_store_stats() -> Result<JsPageStoreStats, JsValue> {
-    let stats = PACKER.with(|p| {
-        let s = &p.borrow().store;
+    let stats = with_packer(|p| {
+        let s = &p.store;
         serde_json::json!({
             "entries": s.len(), "bytes": s.bytes(), "maxBytes": s.max_bytes,
             "maxEntries": s.max_entries, "evicted": s.evicted()
         })
-    });
+    })?;
     Ok(to_js(&stats)?.unchecked_into())
 }
 
-/// Packs a byte stream (a fetch body, a process's stdout) with memory bounded by the budget.
+/// Packs a byte stream (a fetch body, a process's stdout) with memory bounded by a stated
+/// cap (`streamCap`, at most the page store's size): within it the result is packed and
+/// paged like `pack`'s, beyond it the content is the short error.
 #[wasm_bindgen]
 pub struct StreamPacker {
     inner: Option<pack::StreamPacker>,
+    tool: String,
+    parsed: Parsed,
     scratch: Vec<u8>,
 }
 
@@ -643,13 +701,20 @@ impl StreamPacker {
         options: Option<JsPackOptions>,
     ) -> Result<StreamPacker, JsValue> {
         let parsed = parse_options(options)?;
-        let inner = PACKER
-            .with(|p| {
-                pack::StreamPacker::new(tool, call_id, command, &parsed.opts, &p.borrow().registry)
-            })
-            .map_err(into_error)?;
+        if parsed.counter.is_some() {
+            return Err(invalid(
+                "a streamed result is packed to a byte budget: countTokens does not apply",
+            ));
+        }
+        let (registry, store_max) = with_packer(|p| (p.registry.clone(), p.store.max_bytes))?;
+        let store_limit = (!parsed.return_stored && parsed.store.is_none()).then_some(store_max);
+        let inner =
+            pack::StreamPacker::new(tool, call_id, command, &parsed.opts, &registry, store_limit)
+                .map_err(into_error)?;
         Ok(StreamPacker {
             inner: Some(inner),
+            tool: tool.to_string(),
+            parsed,
             scratch: Vec::new(),
         })
     }
@@ -661,6 +726,10 @@ impl StreamPacker {
             self.scratch.resize(view.length() as usize, 0);
             view.copy_to(&mut self.scratch);
             inner.push(&self.scratch);
+            if self.scratch.len() > 1 << 20 {
+                // A huge chunk's copy is not kept for the next one.
+                self.scratch = Vec::new();
+            }
         } else {
             inner.push(&bytes_of(chunk, "chunk")?);
         }
@@ -673,23 +742,32 @@ impl StreamPacker {
         self.inner.as_ref().map_or(0.0, |s| s.bytes_read() as f64)
     }
 
-    /// Bytes held for the content (bounded by about 2.25x the budget).
+    /// Bytes held for the output (at most `cap`).
     #[wasm_bindgen(getter, js_name = heldBytes)]
     pub fn held_bytes(&self) -> f64 {
         self.inner.as_ref().map_or(0.0, |s| s.held_bytes() as f64)
     }
 
-    /// Ends the stream with the command's outcome and returns the packed result.
+    /// The most redacted output kept for paging; a longer stream gets the short error.
+    #[wasm_bindgen(getter)]
+    pub fn cap(&self) -> f64 {
+        self.inner.as_ref().map_or(0.0, |s| s.cap() as f64)
+    }
+
+    /// Ends the stream with the command's outcome and returns the packed result. The exit
+    /// code is an integer from -2147483648 to 4294967295 (anything else is refused).
     pub fn finish(
         &mut self,
-        exit_code: Option<i32>,
+        exit_code: Option<f64>,
         timed_out: Option<bool>,
     ) -> Result<JsPackResult, JsValue> {
+        let exit_code = exit_code.map(exit_code_of).transpose()?;
         let inner = self.inner.take().ok_or_else(finished)?;
         self.scratch = Vec::new();
-        let packed = inner
-            .finish(exit_code.map(i64::from), timed_out.unwrap_or(false))
+        let mut packed = inner
+            .finish(exit_code, timed_out.unwrap_or(false))
             .map_err(into_error)?;
+        keep(&mut packed, &self.tool, &self.parsed)?;
         result_to_js(&packed)
     }
 }

@@ -23,8 +23,19 @@ fn policy(value: Option<JsRedactPolicy>) -> Result<Redactor, JsValue> {
 /// Replaces every secret in `text` with a typed placeholder (`[REDACTED:github_token]`);
 /// returns the text and one receipt per replacement.
 #[wasm_bindgen]
-pub fn redact(text: &str, policy_: Option<JsRedactPolicy>) -> Result<JsRedacted, JsValue> {
-    let out = policy(policy_)?.text(text);
+pub fn redact(
+    text: &js_sys::JsString,
+    policy_: Option<JsRedactPolicy>,
+) -> Result<JsRedacted, JsValue> {
+    let redactor = policy(policy_)?;
+    // Checked before the copy: every UTF-16 unit is at least one UTF-8 byte.
+    if text.length() as usize > toolslice::pack::MAX_INPUT_BYTES {
+        return Err(into_error(toolslice::pack::PackError::TooLarge {
+            bytes: u64::from(text.length()),
+            max: toolslice::pack::MAX_INPUT_BYTES as u64,
+        }));
+    }
+    let out = redactor.text(&super::string_of(text));
     Ok(to_js(&out)?.unchecked_into())
 }
 

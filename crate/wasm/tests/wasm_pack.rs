@@ -88,7 +88,7 @@ fn streams_and_redacts() {
         let chunk: JsInput = JsValue::from_str(&line).unchecked_into();
         s.push(&chunk).unwrap();
     }
-    let r: JsValue = s.finish(Some(1), None).unwrap().into();
+    let r: JsValue = s.finish(Some(1.0), None).unwrap().into();
     let content = get(&r, "envelope.content").as_string().unwrap();
     assert!(content.len() <= 1024);
     assert!(

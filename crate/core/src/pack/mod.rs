@@ -60,13 +60,19 @@ use crate::truncate::{
 pub use registry::{Kind, Registry, ToolSpec, DEFAULT_MAX_BYTES};
 pub use shape::{ShapeOptions, ShapeReport};
 pub use store::{page, Page, PageStore, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES};
-pub use stream::StreamPacker;
+pub use stream::{StreamPacker, DEFAULT_STREAM_CAP};
 
 /// The packer's name and version, written into `prompt_builder_version`.
 pub const BUILDER: &str = concat!("toolslice-pack/", env!("CARGO_PKG_VERSION"));
 
 /// The content of an observation too large to show and impossible to page.
 pub const TOO_LARGE: &str = "result too large, narrow the query";
+
+/// The largest tool result `pack` accepts, in bytes (a text, or a JSON value's compact
+/// text). Packing holds a few copies of the result (redacted, shaped, the cut, the page
+/// store's), and a wasm instance addresses 4 GiB at most: a larger result is refused with
+/// the coded error `too_large` before anything is allocated for it.
+pub const MAX_INPUT_BYTES: usize = 128 << 20;
 
 /// The name of the paging tool the hint points at.
 pub const GET_MORE: &str = "get_more";
@@ -153,6 +159,10 @@ pub struct PackOptions {
     /// Also return [`Packed::cut`]: the text that was cut and the truncator's segments. Off
     /// by default: it copies the whole (redacted) result.
     pub segments: bool,
+    /// The most redacted output a [`StreamPacker`] keeps for paging (default
+    /// [`DEFAULT_STREAM_CAP`], never more than the page store holds); a longer stream gets
+    /// the short error.
+    pub stream_cap: Option<usize>,
 }
 
 impl Default for PackOptions {
@@ -171,6 +181,7 @@ impl Default for PackOptions {
             model_context_limit_tokens: None,
             short_hashes: false,
             segments: false,
+            stream_cap: None,
         }
     }
 }
@@ -306,23 +317,47 @@ pub enum PackError {
     TokenCounter(String),
     /// `get_more` for an id the store does not hold (never stored, or evicted).
     NotFound(String),
+    /// The result is larger than [`MAX_INPUT_BYTES`].
+    TooLarge {
+        bytes: u64,
+        max: u64,
+    },
+    /// A JSON body that is not JSON.
+    InvalidJson(String),
 }
 
 impl fmt::Display for PackError {
+    /// Messages quote ids and a token counter's own message: they are redacted like
+    /// everything else that leaves the packer.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        f.write_str(&scrub(&self.unredacted()))
+    }
+}
+
+impl PackError {
+    fn unredacted(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let f = &mut out;
+        let _ = match self {
             PackError::BudgetTooSmall { limit, needed } => write!(
                 f,
                 "budget of {limit} is too small: even the short error needs {needed}"
             ),
-            PackError::InvalidPolicy(e) => e.fmt(f),
+            PackError::InvalidPolicy(e) => write!(f, "{e}"),
             PackError::InvalidOptions(m) => write!(f, "invalid pack options: {m}"),
             PackError::TokenCounter(m) => write!(f, "token counter failed: {m}"),
             PackError::NotFound(id) => write!(
                 f,
                 "no stored result for id {id:?} (never stored, or evicted from the page store)"
             ),
-        }
+            PackError::TooLarge { bytes, max } => write!(
+                f,
+                "tool result of {bytes} bytes is larger than the {max} bytes pack accepts; stream it (StreamPacker) or narrow it"
+            ),
+            PackError::InvalidJson(m) => write!(f, "json: {m}"),
+        };
+        out
     }
 }
 
@@ -336,6 +371,8 @@ impl Coded for PackError {
             PackError::InvalidOptions(_) => "invalid_options",
             PackError::TokenCounter(_) => "token_counter_failed",
             PackError::NotFound(_) => "not_found",
+            PackError::TooLarge { .. } => "too_large",
+            PackError::InvalidJson(_) => "invalid_json",
         }
     }
 }
@@ -344,6 +381,73 @@ impl From<RedactError> for PackError {
     fn from(e: RedactError) -> Self {
         PackError::InvalidPolicy(e)
     }
+}
+
+/// The tool's name, the call's id and the command as the model and the span see them:
+/// redacted like the body (a token in a `curl -H "Authorization: ..."` command or in a
+/// clone URL is as secret in the header as in the output). Receipts name the field
+/// (`tool`, `tool_call_id`, `command`).
+#[derive(Debug, Clone)]
+pub(crate) struct Shown {
+    pub tool: String,
+    pub call_id: String,
+    pub command: Option<String>,
+}
+
+impl Shown {
+    pub(crate) fn new(
+        tool: &str,
+        call_id: &str,
+        command: Option<&str>,
+        redactor: &Redactor,
+        receipts: &mut Vec<Receipt>,
+    ) -> Shown {
+        let mut field = |text: &str, path: &str| {
+            redactor
+                .redact_str(text, path, receipts)
+                .unwrap_or_else(|| text.to_string())
+        };
+        Shown {
+            tool: field(tool, "tool"),
+            call_id: field(call_id, "tool_call_id"),
+            command: command.map(|c| field(c, "command")),
+        }
+    }
+}
+
+/// An error message with any secret it quotes (an id, a counter's message) redacted.
+fn scrub(message: &str) -> String {
+    Redactor::default().text(message).text
+}
+
+/// A JSON tool result given as text: parsed into a value when it can be, else packed as
+/// the JSON text it is. Nesting deeper than the parser's limit (128) or more values than a
+/// tree can hold in memory are no reason to refuse a valid result: as text, the truncator's
+/// JSON pattern still cuts it (summarising deep nesting) and redaction still reads it.
+pub fn json_body(text: String) -> Result<Body, PackError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(PackError::TooLarge {
+            bytes: text.len() as u64,
+            max: MAX_INPUT_BYTES as u64,
+        });
+    }
+    if crate::truncate::node_bound(text.as_bytes()) > crate::truncate::MAX_NODES {
+        return Ok(Body::Text(text));
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v) => Ok(Body::Json(v)),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => Ok(Body::Text(text)),
+        Err(e) => Err(PackError::InvalidJson(e.to_string())),
+    }
+}
+
+/// A JSON object or array parsed when its values fit in memory (see
+/// `truncate::MAX_NODES`); `None` otherwise, or when it is not JSON.
+fn parse_bounded(text: &str) -> Option<Value> {
+    if crate::truncate::node_bound(text.as_bytes()) > crate::truncate::MAX_NODES {
+        return None;
+    }
+    serde_json::from_str(text).ok()
 }
 
 /// The pack settings after the registry and the options are combined.
@@ -394,14 +498,57 @@ pub fn pack(
     counter: Option<&dyn TokenCounter>,
     store_limit: Option<usize>,
 ) -> Result<Packed, PackError> {
+    pack_with(result, None, opts, registry, counter, store_limit)
+}
+
+/// A text the caller already redacted (the streaming packer's), with the length it had
+/// before and the receipts of that redaction.
+pub(crate) struct Redacted {
+    pub text: String,
+    pub raw_len: usize,
+    pub receipts: Vec<Receipt>,
+}
+
+/// [`pack`], or with `pre` the packing of an already redacted text (`result.body` is then
+/// ignored).
+pub(crate) fn pack_with(
+    result: &ToolResult,
+    pre: Option<Redacted>,
+    opts: &PackOptions,
+    registry: &Registry,
+    counter: Option<&dyn TokenCounter>,
+    store_limit: Option<usize>,
+) -> Result<Packed, PackError> {
     let plan = plan(result, opts, registry, store_limit)?;
+    let size = match (&pre, &result.body) {
+        (Some(p), _) => p.text.len(),
+        (None, Body::Text(t)) => t.len(),
+        (None, Body::Json(v)) => serde_json::to_string(v).map_or(0, |s| s.len()),
+        (None, Body::Binary { .. }) => 0,
+    };
+    if size > MAX_INPUT_BYTES {
+        return Err(PackError::TooLarge {
+            bytes: size as u64,
+            max: MAX_INPUT_BYTES as u64,
+        });
+    }
     let redactor = Redactor::new(&opts.redact)?;
     let counter: &dyn TokenCounter = counter.unwrap_or(&EstimateTokens);
+    let mut meta_receipts = Vec::new();
+    let shown = Shown::new(
+        &result.tool,
+        &result.call_id,
+        result.command.as_deref(),
+        &redactor,
+        &mut meta_receipts,
+    );
 
     // 1. Render, redact, shape. `raw_len` is what the tool returned; `redacted_full` the
     //    same rendering after redaction (hashed as the observed slice).
     let mut shape_report = ShapeReport::default();
-    let (raw_len, redacted_full, text, receipts, outcome, kind, binary) = match &result.body {
+    const PRE: &Body = &Body::Text(String::new());
+    let body = if pre.is_some() { PRE } else { &result.body };
+    let (raw_len, redacted_full, text, receipts, outcome, kind, binary) = match body {
         Body::Binary { bytes, media_type } => {
             let text = format!(
                 "[binary output omitted: {bytes} bytes{}]",
@@ -438,7 +585,16 @@ pub fn pack(
             )
         }
         Body::Text(raw) => {
-            let red = redactor.text(raw);
+            let (red, raw_len) = match pre {
+                Some(p) => (
+                    crate::redact::Redacted {
+                        text: p.text,
+                        receipts: p.receipts,
+                    },
+                    p.raw_len,
+                ),
+                None => (redactor.text(raw), raw.len()),
+            };
             let (text, kind, outcome) = match shape::shape_text(&red.text, &opts.shape) {
                 Some((t, r)) => {
                     shape_report = r;
@@ -450,24 +606,19 @@ pub fn pack(
                     )
                 }
                 None => {
-                    let outcome = match serde_json::from_str::<Value>(&red.text) {
-                        Ok(v @ Value::Object(_)) => shape::outcomes(&v, &opts.shape.keep_keys),
+                    let object = red.text.trim_start().starts_with('{');
+                    let outcome = match object.then(|| parse_bounded(&red.text)).flatten() {
+                        Some(v @ Value::Object(_)) => shape::outcomes(&v, &opts.shape.keep_keys),
                         _ => Map::new(),
                     };
                     (red.text.clone(), plan.kind, outcome)
                 }
             };
-            (
-                raw.len(),
-                red.text,
-                text,
-                red.receipts,
-                outcome,
-                kind,
-                false,
-            )
+            (raw_len, red.text, text, red.receipts, outcome, kind, false)
         }
     };
+    let mut receipts = receipts;
+    receipts.extend(meta_receipts);
     let mut outcome = outcome;
     if let Some(code) = result.exit_code {
         outcome.insert("exit_code".into(), code.into());
@@ -481,16 +632,16 @@ pub fn pack(
     let header = result.exit_code.is_some() || result.timed_out || kind == Some(Kind::Terminal);
     let can_store = plan.pageable && plan.store_limit.is_none_or(|max| text.len() <= max);
     let mut topts = truncate::Options::new(truncate::Pattern::Auto, plan.budget);
-    topts.tool = Some(result.tool.clone());
+    topts.tool = Some(shown.tool.clone());
     topts.kind = kind.map(tool_kind);
     topts.exit_code = result.exit_code;
     topts.timed_out = result.timed_out;
-    topts.command = result.command.clone();
+    topts.command = shown.command.clone();
     topts.header = header && !binary;
     topts.json.keep_keys = opts.shape.keep_keys.clone();
     if can_store {
         topts.fetch = Some(Fetch {
-            id: result.call_id.clone(),
+            id: shown.call_id.clone(),
             offset: 0,
             tool: GET_MORE.into(),
         });
@@ -510,8 +661,8 @@ pub fn pack(
     let cut = truncate::truncate_with(&text, &topts, counter);
     let mut envelope = Envelope {
         role: "tool".into(),
-        tool_call_id: result.call_id.clone(),
-        name: result.tool.clone(),
+        tool_call_id: shown.call_id.clone(),
+        name: shown.tool.clone(),
         content: String::new(),
         truncated: false,
         redacted: !receipts.is_empty(),
@@ -541,13 +692,13 @@ pub fn pack(
                     envelope.next_offset = t.next_offset;
                     envelope.hint = Some(match t.next_offset {
                         Some(n) => format!(
-                            "Output truncated: {} bytes omitted. Call {GET_MORE}(id=\"{}\", offset={n}) for the next page.",
-                            t.omitted_bytes, result.call_id
+                            "Output truncated: {} bytes omitted. Call {GET_MORE}(id={}, offset={n}) for the next page.",
+                            t.omitted_bytes, Value::String(shown.call_id.clone())
                         ),
                         None => format!("Output truncated: {} bytes omitted.", t.omitted_bytes),
                     });
                     stored = Some(Stored {
-                        id: result.call_id.clone(),
+                        id: shown.call_id.clone(),
                         text: text.clone(),
                     });
                 }
@@ -561,7 +712,12 @@ pub fn pack(
         Err(e) => return Err(PackError::InvalidOptions(e.to_string())),
     };
     if !fits {
-        too_large(&mut envelope, &text, &plan, counter)?;
+        too_large(
+            &mut envelope,
+            (text.len() as u64, text.lines().count() as u64),
+            &plan,
+            counter,
+        )?;
         pattern = "too_large".into();
     }
     let cut = opts.segments.then(|| {
@@ -602,6 +758,7 @@ pub fn pack(
     };
     let span = span_record(
         result,
+        &shown,
         opts,
         &plan,
         observed_bytes,
@@ -628,8 +785,8 @@ fn outcomes_survive(content: &str, outcome: &Map<String, Value>) -> bool {
     let body = content
         .split_once("\nOutput:\n")
         .map_or(content, |(_, b)| b);
-    let parsed = match serde_json::from_str::<Value>(body) {
-        Ok(Value::Object(m)) => Some(m),
+    let parsed = match parse_bounded(body) {
+        Some(Value::Object(m)) => Some(m),
         _ => None,
     };
     outcome.iter().all(|(k, v)| match k.as_str() {
@@ -656,7 +813,7 @@ fn outcomes_survive(content: &str, outcome: &Map<String, Value>) -> bool {
 /// reason. Fails only when not even `result too large` fits.
 fn too_large(
     envelope: &mut Envelope,
-    text: &str,
+    (bytes, lines): (u64, u64),
     plan: &Plan,
     counter: &dyn TokenCounter,
 ) -> Result<(), PackError> {
@@ -671,10 +828,7 @@ fn too_large(
     };
     let outcome = Value::Object(envelope.outcome.clone()).to_string();
     let candidates = [
-        format!(
-            "{TOO_LARGE} ({} bytes, limit {limit}). Outcome: {outcome}",
-            text.len()
-        ),
+        format!("{TOO_LARGE} ({bytes} bytes, limit {limit}). Outcome: {outcome}"),
         format!("{TOO_LARGE}. Outcome: {outcome}"),
     ];
     let mut chosen = None;
@@ -694,8 +848,8 @@ fn too_large(
     };
     envelope.content = content;
     envelope.truncated = true;
-    envelope.omitted.bytes = text.len() as u64;
-    envelope.omitted.lines = text.lines().count() as u64;
+    envelope.omitted.bytes = bytes;
+    envelope.omitted.lines = lines;
     envelope.next_offset = None;
     envelope.hint = Some(format!(
         "The result does not fit in {limit} {} and cannot be paged: narrow the query.",
@@ -737,6 +891,18 @@ pub fn preview(content: &str) -> String {
     content[..end].to_string()
 }
 
+/// The span's id and parent: the caller's (redacted like every field of the record), or the
+/// call's id.
+pub(crate) fn span_ids(opts: &PackOptions, shown: &Shown) -> (String, Option<String>) {
+    let field = |s: &str| Redactor::new(&opts.redact).map_or_else(|_| scrub(s), |r| r.text(s).text);
+    (
+        opts.span_id
+            .as_deref()
+            .map_or_else(|| shown.call_id.clone(), field),
+        opts.parent_id.as_deref().map(field),
+    )
+}
+
 fn builder_version(opts: &PackOptions, plan: &Plan) -> String {
     let mut v = format!(
         "{BUILDER}+{RULES_VERSION};{}={}",
@@ -745,7 +911,7 @@ fn builder_version(opts: &PackOptions, plan: &Plan) -> String {
     );
     if let Some(extra) = &opts.builder_version {
         v.push(';');
-        v.push_str(extra);
+        v.push_str(&scrub(extra));
     }
     v
 }
@@ -753,6 +919,7 @@ fn builder_version(opts: &PackOptions, plan: &Plan) -> String {
 #[allow(clippy::too_many_arguments)]
 fn span_record(
     result: &ToolResult,
+    shown: &Shown,
     opts: &PackOptions,
     plan: &Plan,
     observed_bytes: u64,
@@ -768,14 +935,11 @@ fn span_record(
     let failed = result.exit_code.is_some_and(|c| c != 0)
         || result.timed_out
         || matches!(&result.body, Body::Json(Value::Object(m)) if m.get("ok") == Some(&Value::Bool(false)));
+    let (span_id, parent_id) = span_ids(opts, shown);
     Ok(SpanRecord {
-        span_id: Some(
-            opts.span_id
-                .clone()
-                .unwrap_or_else(|| result.call_id.clone()),
-        ),
-        parent_id: opts.parent_id.clone(),
-        name: Some(result.tool.clone()),
+        span_id: Some(span_id),
+        parent_id,
+        name: Some(shown.tool.clone()),
         status: Some(if failed { "error" } else { "ok" }.into()),
         observed_bytes: Some(observed_bytes),
         injected_bytes: Some(content.len() as u64),
@@ -822,16 +986,40 @@ impl Packer {
             counter,
             Some(self.store.max_bytes),
         )?;
+        self.keep(&packed, &result.tool, opts);
+        Ok(packed)
+    }
+
+    /// A streaming packer whose cut result this packer's store can keep (see
+    /// [`Packer::keep`]).
+    pub fn stream(
+        &self,
+        tool: &str,
+        call_id: &str,
+        command: Option<String>,
+        opts: &PackOptions,
+    ) -> Result<StreamPacker, PackError> {
+        StreamPacker::new(
+            tool,
+            call_id,
+            command,
+            opts,
+            &self.registry,
+            Some(self.store.max_bytes),
+        )
+    }
+
+    /// Stores what a pack (or a finished stream) of `tool` left to page through.
+    pub fn keep(&mut self, packed: &Packed, tool: &str, opts: &PackOptions) {
         if let Some(s) = &packed.stored {
             self.store.put(&s.id, s.text.clone());
             let size = opts
                 .page_bytes
-                .unwrap_or_else(|| self.registry.spec(&result.tool).page_bytes());
+                .unwrap_or_else(|| self.registry.spec(tool).page_bytes());
             let store = &self.store;
             self.page_sizes.retain(|id, _| store.get(id).is_some());
             self.page_sizes.insert(s.id.clone(), size);
         }
-        Ok(packed)
     }
 
     /// The next page of a stored result, packed as the observation of a `get_more` call.
@@ -869,8 +1057,14 @@ pub fn get_more_from(
     opts: &PackOptions,
 ) -> Result<Packed, PackError> {
     let total = text.len() as u64;
+    let redactor = Redactor::new(&opts.redact)?;
+    let mut receipts = Vec::new();
+    let shown = Shown::new(GET_MORE, call_id, None, &redactor, &mut receipts);
+    let id = redactor
+        .redact_str(id, "id", &mut receipts)
+        .unwrap_or_else(|| id.to_string());
     // Room for the trailer: "\n[get_more: bytes A-B of N; next: get_more(id=..., offset=B)]".
-    let id_json = Value::String(id.to_string()).to_string();
+    let id_json = Value::String(id).to_string();
     let trailer_max = format!(
         "\n[{GET_MORE}: bytes {total}-{total} of {total}; next: {GET_MORE}(id={id_json}, offset={total})]"
     )
@@ -907,6 +1101,7 @@ pub fn get_more_from(
     };
     let span = span_record(
         &result,
+        &shown,
         opts,
         &plan,
         rest.len() as u64,
@@ -919,11 +1114,11 @@ pub fn get_more_from(
     Ok(Packed {
         envelope: Envelope {
             role: "tool".into(),
-            tool_call_id: call_id.to_string(),
+            tool_call_id: shown.call_id.clone(),
             name: GET_MORE.into(),
             content,
             truncated,
-            redacted: false,
+            redacted: !receipts.is_empty(),
             omitted: Omitted {
                 bytes: omitted,
                 lines: text[(p.offset as usize + p.text.len())..].lines().count() as u64,
@@ -935,7 +1130,7 @@ pub fn get_more_from(
             error: None,
         },
         span,
-        receipts: Vec::new(),
+        receipts,
         shape: ShapeReport::default(),
         pattern: if truncated { "page" } else { "none" }.into(),
         stored: None,

@@ -208,6 +208,51 @@ const CURSOR_WORDS: &[&str] = &[
     "resume",
 ];
 
+/// Endings of a single word that make it a password's name (`PGPASSWORD`).
+const PASSWORD_SUFFIXES: &[&str] = &["password", "passwd", "passphrase"];
+
+/// Longest key name classified whole; a longer one is classified by its last words.
+const KEY_MAX: usize = 80;
+
+/// The key itself, or for a key longer than [`KEY_MAX`] its last words (from the first
+/// separator within its last `KEY_MAX` bytes): what a key's value is follows from how the
+/// name ends, however long (`a_very_..._long_prefix_password`). `None` for one long word.
+fn long_key_tail(key: &str) -> Option<&str> {
+    if key.len() <= KEY_MAX {
+        return Some(key);
+    }
+    let from = key.len() - KEY_MAX;
+    let sep = key.as_bytes()[from..]
+        .iter()
+        .position(|b| !b.is_ascii_alphanumeric())?;
+    Some(&key[from + sep + 1..])
+}
+
+/// Whether a secret key's name is explicit enough that a value of any length is the secret
+/// (`password`, `PGPASSWORD`, `api_key`, `token`, `secret`), unlike short or ambiguous
+/// names (`pass`, `sig`, `otp`, `auth`) whose one- or two-character values are usually
+/// counts or flags.
+pub(crate) fn strong_key(key: &str) -> bool {
+    let Some(key) = long_key_tail(key) else {
+        return false;
+    };
+    let words = key_words(key);
+    let Some(last) = words.last() else {
+        return false;
+    };
+    PASSWORD_SUFFIXES.iter().any(|p| last.ends_with(p))
+        || matches!(
+            last.as_str(),
+            "pwd" | "secret" | "token" | "apikey" | "credential" | "credentials" | "privatekey"
+        )
+        || words.len() >= 2
+            && matches!(
+                words[words.len() - 2].as_str(),
+                "api" | "private" | "secret"
+            )
+            && last == "key"
+}
+
 /// Splits a key into lowercase words at `_ - . space` and lower-to-upper case changes
 /// (`nextPageToken` -> next, page, token).
 pub(crate) fn key_words(key: &str) -> Vec<String> {
@@ -238,9 +283,10 @@ pub(crate) fn key_words(key: &str) -> Vec<String> {
 /// `extra` are the policy's additional secret key names, compared without case and
 /// separators.
 pub(crate) fn classify_key(key: &str, extra: &[String]) -> KeyClass {
-    if key.len() > 80 {
-        return KeyClass::Plain;
-    }
+    let key = match long_key_tail(key) {
+        Some(k) => k,
+        None => return KeyClass::Plain,
+    };
     let words = key_words(key);
     let Some(last) = words.last() else {
         return KeyClass::Plain;
@@ -263,7 +309,9 @@ pub(crate) fn classify_key(key: &str, extra: &[String]) -> KeyClass {
         return KeyClass::Plain;
     }
     // `session` alone names a secret; `session_count`, `session_url` do not (last word).
+    // A word that ends in `password` is one (`PGPASSWORD`, `dbpassword`).
     if SECRET_WORDS.contains(&last.as_str())
+        || PASSWORD_SUFFIXES.iter().any(|p| last.ends_with(p))
         || pair.as_deref().is_some_and(|p| SECRET_PAIRS.contains(&p))
         || SECRET_PAIRS.contains(&compact.as_str())
     {

@@ -13,7 +13,7 @@
 //! are known not to hold secrets (`data:...;base64,` payloads, `sha512-` integrity strings)
 //! are skipped whole.
 
-use super::rules::{classify_key, KeyClass, Rule};
+use super::rules::{self, classify_key, KeyClass, Rule};
 use super::verify::*;
 
 /// One thing to replace: a byte range of the scanned text and the rule that found it.
@@ -56,8 +56,13 @@ static ANCHOR: [bool; 256] = {
 };
 
 /// Appends every finding in `s` to `out` (unsorted, possibly overlapping).
+///
+/// Linear in `s`: every verifier reads a bounded neighbourhood of its anchor, or a run it
+/// then skips, or (for values that run to the end of a line) asks [`Memo`], which answers
+/// "where does this value end" once per stretch of text however many keys precede it.
 pub(crate) fn scan(s: &[u8], cfg: &Cfg, out: &mut Vec<Finding>) {
     let first = out.len();
+    let mut memo = Memo::default();
     let mut i = 0;
     while i < s.len() {
         let b = s[i];
@@ -65,24 +70,7 @@ pub(crate) fn scan(s: &[u8], cfg: &Cfg, out: &mut Vec<Finding>) {
             i += 1;
             continue;
         }
-        let next = match b {
-            b's' => at_s(s, i, cfg, out),
-            b'r' => stripe(s, i, cfg, out, &[b"rk_live_", b"rk_test_"]),
-            b'w' => stripe(s, i, cfg, out, &[b"whsec_"]),
-            b'g' => github(s, i, cfg, out),
-            b'A' => at_upper_a(s, i, cfg, out),
-            b'x' => slack(s, i, cfg, out),
-            b'e' => jwt(s, i, cfg, out),
-            b'-' => pem(s, i, cfg, out),
-            b'B' | b'b' => auth_scheme(s, i, cfg, out),
-            b'T' => openai_infix(s, i, cfg, out),
-            b'h' => slack_webhook(s, i, cfg, out),
-            b':' if starts_with(s, i, b"://") => url_password(s, i, cfg, out),
-            b':' | b'=' => key_value(s, i, cfg, out),
-            b'@' => email(s, i, cfg, out),
-            b'd' => data_uri(s, i),
-            _ => digits(s, i, cfg, out),
-        };
+        let next = at_anchor(s, i, cfg, out, &mut memo, true);
         i = match next {
             Some(n) if n > i => n,
             _ => i + 1,
@@ -98,6 +86,49 @@ pub(crate) fn scan(s: &[u8], cfg: &Cfg, out: &mut Vec<Finding>) {
             aws_secret_near(s, a, b, out);
         }
     }
+}
+
+/// The verifier for the anchor byte at `i`: the findings it makes, and where to resume
+/// (`None`: at `i + 1`). `data` is false inside a `data:` payload's first bytes, which are
+/// checked for tokens but must not start another payload skip.
+fn at_anchor(
+    s: &[u8],
+    i: usize,
+    cfg: &Cfg,
+    out: &mut Vec<Finding>,
+    memo: &mut Memo,
+    data: bool,
+) -> Option<usize> {
+    match s[i] {
+        b's' => at_s(s, i, cfg, out),
+        b'r' => stripe(s, i, cfg, out, &[b"rk_live_", b"rk_test_"]),
+        b'w' => stripe(s, i, cfg, out, &[b"whsec_"]),
+        b'g' => github(s, i, cfg, out),
+        b'A' => at_upper_a(s, i, cfg, out),
+        b'x' => slack(s, i, cfg, out),
+        b'e' => jwt(s, i, cfg, out),
+        b'-' if starts_with(s, i, b"-----") => pem(s, i, cfg, out),
+        b'-' => cli_flag(s, i, cfg, out),
+        b'B' | b'b' => auth_scheme(s, i, cfg, out),
+        b'T' => openai_infix(s, i, cfg, out),
+        b'h' => slack_webhook(s, i, cfg, out),
+        b':' if starts_with(s, i, b"://") => url_password(s, i, cfg, out),
+        b':' | b'=' => key_value(s, i, cfg, out, memo),
+        b'@' => email(s, i, cfg, out),
+        b'd' if data => data_uri(s, i, cfg, out, memo),
+        b'd' => None,
+        _ => digits(s, i, cfg, out),
+    }
+}
+
+/// Where unquoted values end, remembered per kind of stop set. A value's end is the first
+/// stop byte at or after its start, a function of the position alone for a given stop set,
+/// so one answer serves every key whose value starts inside the stretch it covers: a line
+/// of `Cookie: Cookie: Cookie: ...` is read once, not once per key.
+#[derive(Default)]
+pub(crate) struct Memo {
+    /// Per stop set: (first position asked, the stop found from there).
+    ends: [Option<(usize, usize)>; 5],
 }
 
 fn push(out: &mut Vec<Finding>, start: usize, end: usize, rule: Rule) -> Option<usize> {
@@ -443,11 +474,27 @@ fn url_password(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option
     Some(colon + 1)
 }
 
-/// `name = value`, `name: value`, `"name": "value"`, `?name=value&`, `NAME=value` lines and
-/// `Name: value` headers, where the name says the value is a secret.
-fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+/// Longest key name read backwards from a separator. A longer name is classified by its
+/// last words (`..._password`), which is what names a secret.
+const KEY_SCAN: usize = 256;
+
+/// `name = value`, `name: value`, `"name": "value"`, `?name=value&`, `NAME=value` lines,
+/// `Name: value` headers and `:name => "value"` hashes (Ruby, Perl, PHP), where the name
+/// says the value is a secret. A JSON array or object under such a name has every value
+/// redacted (`{"password": ["x"]}`, `{"password": {"value": "x"}}`).
+fn key_value(
+    s: &[u8],
+    p: usize,
+    cfg: &Cfg,
+    out: &mut Vec<Finding>,
+    memo: &mut Memo,
+) -> Option<usize> {
     let sep = s[p];
-    if sep == b'=' && (s.get(p + 1) == Some(&b'=') || p > 0 && b"=!<>".contains(&s[p - 1])) {
+    let arrow = sep == b'=' && s.get(p + 1) == Some(&b'>');
+    if sep == b'='
+        && !arrow
+        && (s.get(p + 1) == Some(&b'=') || p > 0 && b"=!<>".contains(&s[p - 1]))
+    {
         return None;
     }
     if sep == b':' && (s.get(p + 1) == Some(&b':') || p > 0 && s[p - 1] == b':') {
@@ -455,10 +502,14 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
     }
     // The key, reading backwards: spaces, an optional closing quote (maybe escaped), the name.
     let mut j = p;
-    while j > 0 && matches!(s[j - 1], b' ' | b'\t') {
+    while j > 0 && matches!(s[j - 1], b' ' | b'\t') && p - j < KEY_SCAN {
         j -= 1;
     }
     let mut key_quote: Option<(u8, u8)> = None; // (quote byte, backslashes)
+                                                // PHP's `$config['password'] => ...`: the key in brackets.
+    if arrow && j > 1 && s[j - 1] == b']' && matches!(s[j - 2], b'"' | b'\'') {
+        j -= 1;
+    }
     if j > 0 && matches!(s[j - 1], b'"' | b'\'') {
         let q = s[j - 1];
         j -= 1;
@@ -470,11 +521,11 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
         key_quote = Some((q, bs));
     }
     let kend = j;
-    while j > 0 && (is_tok(s[j - 1]) || s[j - 1] == b'.') && kend - j < 81 {
+    while j > 0 && (is_tok(s[j - 1]) || s[j - 1] == b'.') && kend - j < KEY_SCAN {
         j -= 1;
     }
     let kstart = j;
-    if kend - kstart < 2 || kend - kstart > 80 {
+    if kend - kstart < 2 {
         return None;
     }
     let key = std::str::from_utf8(&s[kstart..kend]).ok()?;
@@ -495,10 +546,14 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
             t -= usize::from(bs).min(t);
         }
     }
+    // Ruby's `:password => ...` symbol.
+    if arrow && t > 0 && s[t - 1] == b':' {
+        t -= 1;
+    }
     let before = if t == 0 { b'\n' } else { s[t - 1] };
     let query = matches!(before, b'?' | b'&' | b';');
     let mut u = t;
-    while u > 0 && matches!(s[u - 1], b' ' | b'\t') {
+    while u > 0 && matches!(s[u - 1], b' ' | b'\t') && t - u < KEY_SCAN {
         u -= 1;
     }
     let mut line_start = u == 0 || matches!(s[u - 1], b'\n' | b'\r');
@@ -507,7 +562,7 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
     }
 
     // The value.
-    let mut v = p + 1;
+    let mut v = p + if arrow { 2 } else { 1 };
     while v < s.len() && matches!(s[v], b' ' | b'\t') {
         v += 1;
     }
@@ -544,30 +599,20 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
     } else if bs > 0 {
         return None;
     } else {
-        if v >= s.len() || matches!(s[v], b'{' | b'[') {
+        if v >= s.len() {
             return None;
+        }
+        if matches!(s[v], b'{' | b'[') {
+            // Escaped JSON (`\"password\": [...]`) is read in the JSON-unescaped view.
+            return match key_quote {
+                Some((_, 0)) | None => container(s, v, rule, cfg, out),
+                _ => None,
+            };
         }
         let whole_line = matches!(class, KeyClass::Authorization)
             || rule == Rule::Cookie
             || (line_start && !query);
-        let mut k = v;
-        while k < s.len() {
-            let c = s[k];
-            let stop = match c {
-                b'\n' | b'\r' => true,
-                b'\\' => matches!(s.get(k + 1), Some(b'n' | b'r' | b't' | b'"' | b'\'')),
-                b'"' | b'\'' => !whole_line || before == c,
-                _ if whole_line => false,
-                b' ' | b'\t' | b'&' | b'<' | b'>' => true,
-                b'#' => query,
-                b',' | b';' | b')' | b'}' | b']' => !query,
-                _ => false,
-            };
-            if stop {
-                break;
-            }
-            k += 1;
-        }
+        let k = memo.value_end(s, v, whole_line, query, before);
         let mut end = k;
         while end > v && matches!(s[end - 1], b' ' | b'\t') {
             end -= 1;
@@ -579,7 +624,10 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
         (v, end, wrap)
     };
     let value = &s[vstart..vend];
-    if value.len() < 3 || is_dummy_value(value) {
+    // A key that names a password or a token is explicit enough for a value of any length
+    // (`PGPASSWORD=x`); weaker names (`pass`, `sig`, `auth`) need three characters.
+    let min = if rules::strong_key(key) { 1 } else { 3 };
+    if value.len() < min || is_dummy_value(value) {
         return None;
     }
     // In running prose (`the token: expires`), a bare lowercase word after a colon is a
@@ -592,18 +640,20 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
         && s[v] != b'\''
         && !matches!(class, KeyClass::Authorization)
         && rule != Rule::Cookie;
-    let word = value
-        .iter()
-        .rposition(|b| !b".!?".contains(b))
-        .map_or(&value[..0], |p| &value[..=p]);
-    if prose && word.iter().all(u8::is_ascii_lowercase) {
-        return None;
+    if prose {
+        let word = value
+            .iter()
+            .rposition(|b| !b".!?".contains(b))
+            .map_or(&value[..0], |p| &value[..=p]);
+        if word.iter().all(u8::is_ascii_lowercase) {
+            return None;
+        }
     }
     // An authorization value keeps its scheme word: `Bearer [REDACTED:bearer_token]`.
     let (mut start, mut rule) = (vstart, rule);
     if matches!(class, KeyClass::Authorization) {
-        let w = run(s, vstart, |b| b.is_ascii_alphabetic());
-        let sp = run(s, vstart + w, |b| b == b' ');
+        let w = run(s, vstart, |b| b.is_ascii_alphabetic()).min(vend - vstart);
+        let sp = run(s, vstart + w, |b| b == b' ').min(vend - vstart - w);
         if w > 0 && sp > 0 && vstart + w + sp < vend {
             let scheme = &s[vstart..vstart + w];
             rule = if scheme.eq_ignore_ascii_case(b"bearer") {
@@ -626,6 +676,215 @@ fn key_value(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<us
         wrap: if start == vstart { wrap } else { None },
     });
     // Scan on inside the value: a token found there is more specific (`ghp_` under `token`).
+    Some(start)
+}
+
+impl Memo {
+    /// The end of an unquoted value starting at `v`: the first stop byte at or after `v`.
+    fn value_end(
+        &mut self,
+        s: &[u8],
+        v: usize,
+        whole_line: bool,
+        query: bool,
+        before: u8,
+    ) -> usize {
+        let set = match (whole_line, before) {
+            (true, b'"') => 0,
+            (true, b'\'') => 1,
+            (true, _) => 2,
+            (false, _) if query => 3,
+            (false, _) => 4,
+        };
+        if let Some((from, end)) = self.ends[set] {
+            if from <= v && v <= end {
+                return end;
+            }
+        }
+        let mut k = v;
+        while k < s.len() {
+            let c = s[k];
+            let stop = match c {
+                b'\n' | b'\r' => true,
+                b'\\' => matches!(s.get(k + 1), Some(b'n' | b'r' | b't' | b'"' | b'\'')),
+                b'"' | b'\'' => !whole_line || before == c,
+                _ if whole_line => false,
+                b' ' | b'\t' | b'&' | b'<' | b'>' => true,
+                b'#' => query,
+                b',' | b';' | b')' | b'}' | b']' => !query,
+                _ => false,
+            };
+            if stop {
+                break;
+            }
+            k += 1;
+        }
+        self.ends[set] = Some((v, k));
+        k
+    }
+}
+
+/// Deepest nesting read inside a secret JSON value; deeper, it is left to the other rules.
+/// The bound also keeps the scan linear: a byte is read by at most this many enclosing
+/// secret keys' walks.
+const CONTAINER_DEPTH: usize = 32;
+
+/// A JSON array or object under a secret key, in text: every string and number value in it
+/// is redacted (keys are kept, so the text stays JSON and readable). Only a well-formed,
+/// closed value is taken; anything else (`password: [see docs]`) is left to the other rules.
+/// Returns where the value ends, so the scan resumes after it.
+fn container(s: &[u8], v: usize, rule: Rule, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(rule) {
+        return None;
+    }
+    // (is object, expecting a key) per open level.
+    let mut stack: Vec<(bool, bool)> = Vec::new();
+    let mut found: Vec<Finding> = Vec::new();
+    let mut k = v;
+    while k < s.len() {
+        let c = s[k];
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' => {
+                if c == b',' {
+                    if let Some(top) = stack.last_mut() {
+                        top.1 = top.0;
+                    }
+                } else if c == b':' {
+                    if let Some(top) = stack.last_mut() {
+                        top.1 = false;
+                    }
+                }
+                k += 1;
+            }
+            b'[' | b'{' => {
+                if stack.len() >= CONTAINER_DEPTH {
+                    return None;
+                }
+                stack.push((c == b'{', c == b'{'));
+                k += 1;
+            }
+            b']' | b'}' => {
+                let (obj, _) = stack.pop()?;
+                if obj != (c == b'}') {
+                    return None;
+                }
+                k += 1;
+                if stack.is_empty() {
+                    out.extend(found);
+                    return Some(k);
+                }
+            }
+            b'"' => {
+                let start = k + 1;
+                let mut e = start;
+                loop {
+                    match s.get(e) {
+                        None | Some(b'\n' | b'\r') => return None,
+                        Some(b'\\') => e += 2,
+                        Some(b'"') => break,
+                        Some(_) => e += 1,
+                    }
+                }
+                let is_key = stack.last().is_some_and(|t| t.1);
+                if !is_key && e > start && !is_dummy_value(&s[start..e]) {
+                    found.push(Finding {
+                        start,
+                        end: e,
+                        rule,
+                        wrap: None,
+                    });
+                }
+                k = e + 1;
+            }
+            _ => {
+                // A bare scalar: a number (redacted, quoted), or true / false / null.
+                let n = run(s, k, |b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+                let word = &s[k..k + n];
+                if n == 0 || stack.is_empty() {
+                    return None;
+                }
+                if word[0].is_ascii_digit() || word[0] == b'-' {
+                    found.push(Finding {
+                        start: k,
+                        end: k + n,
+                        rule,
+                        wrap: Some(0),
+                    });
+                } else if !matches!(word, b"true" | b"false" | b"null") {
+                    return None;
+                }
+                k += n;
+            }
+        }
+    }
+    None
+}
+
+/// `--password VALUE` (a secret-named flag and its value, after a space; the `=` form is a
+/// key and value) and MySQL's `-pVALUE` (`mysql -uroot -pS3cret db`).
+fn cli_flag(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize> {
+    if !cfg.on(Rule::SecretField) || (i > 0 && !matches!(s[i - 1], b' ' | b'\t' | b'\'' | b'"')) {
+        return None;
+    }
+    if starts_with(s, i, b"--") {
+        let n = run(s, i + 2, |b| {
+            b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+        });
+        if n < 2 || n > 64 {
+            return None;
+        }
+        let name = std::str::from_utf8(&s[i + 2..i + 2 + n]).ok()?;
+        if !matches!(classify_key(name, &cfg.extra_keys), KeyClass::Secret(_)) {
+            return None;
+        }
+        let sp = run(s, i + 2 + n, |b| b == b' ' || b == b'\t');
+        if sp == 0 {
+            return None;
+        }
+        return flag_value(s, i + 2 + n + sp, out);
+    }
+    // `-p` glued to its value, on a line that runs a MySQL or MariaDB client (elsewhere `-p`
+    // is a port, a parent directory, a preserve flag ...).
+    if s.get(i + 1) != Some(&b'p') {
+        return None;
+    }
+    let at = i + 2;
+    match s.get(at) {
+        None | Some(b' ' | b'\t' | b'\n' | b'\r' | b'-') => return None,
+        _ => {}
+    }
+    let lo = i.saturating_sub(512);
+    let line = &s[lo..i];
+    let line = match line.iter().rposition(|&b| b == b'\n') {
+        Some(nl) => &line[nl + 1..],
+        None => line,
+    };
+    if find(line, b"mysql").is_none() && find(line, b"mariadb").is_none() {
+        return None;
+    }
+    flag_value(s, at, out)
+}
+
+/// A command-line value at `at`: quoted, or up to the next blank.
+fn flag_value(s: &[u8], at: usize, out: &mut Vec<Finding>) -> Option<usize> {
+    let (start, end) = match s.get(at) {
+        Some(&q @ (b'"' | b'\'')) => {
+            let e = s[at + 1..]
+                .iter()
+                .position(|&b| b == q || b == b'\n')
+                .map_or(s.len(), |e| at + 1 + e);
+            (at + 1, e)
+        }
+        Some(b'-') | None => return None,
+        Some(_) => {
+            let n = run(s, at, |b| !b.is_ascii_whitespace());
+            (at, at + n)
+        }
+    };
+    if start >= end || is_dummy_value(&s[start..end]) {
+        return None;
+    }
+    push(out, start, end, Rule::SecretField)?;
     Some(start)
 }
 
@@ -669,8 +928,17 @@ fn email(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize>
     push(out, a, e, Rule::Email)
 }
 
-/// `data:<mime>;base64,<payload>`: the payload (image data and the like) is skipped whole.
-fn data_uri(s: &[u8], i: usize) -> Option<usize> {
+/// `data:<mime>;base64,<payload>`: the payload (image data and the like) is skipped whole,
+/// after its first bytes are checked for tokens (`data:text/plain;base64,ghp_...` is a
+/// token that happens to follow the comma, not image data). A payload that runs into a
+/// token character (`_`, `-`) is not base64 and is not skipped.
+fn data_uri(
+    s: &[u8],
+    i: usize,
+    cfg: &Cfg,
+    out: &mut Vec<Finding>,
+    memo: &mut Memo,
+) -> Option<usize> {
     if !starts_with(s, i, b"data:") || (i > 0 && is_alnum(s[i - 1])) {
         return None;
     }
@@ -683,7 +951,21 @@ fn data_uri(s: &[u8], i: usize) -> Option<usize> {
         return None;
     }
     let at = i + 5 + m + 8;
-    Some(at + run(s, at, is_b64))
+    let end = at + run(s, at, is_b64);
+    if s.get(end).is_some_and(|&b| b == b'_' || b == b'-') {
+        return Some(at);
+    }
+    let mut resume = end;
+    let mut j = at;
+    while j < end.min(at + 128) {
+        if ANCHOR[s[j] as usize] {
+            if let Some(n) = at_anchor(s, j, cfg, out, memo, false) {
+                resume = resume.max(n);
+            }
+        }
+        j += 1;
+    }
+    Some(resume)
 }
 
 /// Card numbers (13-19 digits, optionally grouped by spaces or dashes, Luhn, network

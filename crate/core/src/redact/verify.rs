@@ -155,13 +155,24 @@ pub(crate) fn is_dummy_value(v: &[u8]) -> bool {
     if v.starts_with(b"[REDACTED") || v.starts_with(b"${") || v.starts_with(b"{{") {
         return true;
     }
-    if v.first() == Some(&b'$') && v.len() > 1 && v[1..].iter().all(|&b| is_word(b)) {
+    // `$DB_PASSWORD`, `$password`: a shell or template variable. A mixed-case run with
+    // digits after the `$` (`$xK9mQ2pL`) is a password that begins with `$`.
+    if v.first() == Some(&b'$')
+        && v.len() > 1
+        && v[1..].iter().all(|&b| is_word(b))
+        && !mixed(&v[1..])
+    {
         return true;
     }
     if v.first() == Some(&b'<') && v.last() == Some(&b'>') {
         return true;
     }
-    if v.iter().all(|&b| b == v[0]) && matches!(v[0], b'*' | b'x' | b'X' | b'.' | b'-' | b'#') {
+    // Masks: `***`, `xxxx`, `...`. A lone `x` or `xx` is too short to be a mask of
+    // anything, and may well be the value (`PGPASSWORD=x`).
+    if v.iter().all(|&b| b == v[0])
+        && (matches!(v[0], b'*' | b'.' | b'-' | b'#')
+            || matches!(v[0], b'x' | b'X') && v.len() >= 3)
+    {
         return true;
     }
     const WORDS: [&[u8]; 14] = [

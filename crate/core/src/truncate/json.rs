@@ -61,8 +61,28 @@ struct Member {
     value: Node,
 }
 
+/// Most values a document may hold to be cut as JSON: each costs a tree node (about 32
+/// bytes in wasm32, 48 natively), so 40 million `0,` would need more memory than a wasm
+/// instance can address. Larger documents are cut as text.
+pub(crate) const MAX_NODES: usize = 8 << 20;
+
+/// An upper bound of the values in a JSON text, counted without parsing: every value but
+/// the first follows a `,` `:` `[` or `{`.
+pub(crate) fn node_bound(src: &[u8]) -> usize {
+    1 + src
+        .iter()
+        .filter(|&&b| matches!(b, b',' | b':' | b'[' | b'{'))
+        .count()
+}
+
 impl<'a> Doc<'a> {
     pub fn parse(src: &'a str) -> Result<Doc<'a>, String> {
+        let nodes = node_bound(src.as_bytes());
+        if nodes > MAX_NODES {
+            return Err(format!(
+                "too many values to cut as JSON (up to {nodes}, the most is {MAX_NODES})"
+            ));
+        }
         let mut p = Parser {
             b: src.as_bytes(),
             i: 0,

@@ -36,6 +36,7 @@ mod ends;
 mod file;
 mod grapheme;
 mod json;
+pub(crate) use json::{node_bound, MAX_NODES};
 mod lines;
 mod marker;
 mod matcher;
