@@ -113,7 +113,7 @@ extern "C" {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 struct HopOptions {
     run_id: Option<String>,
     tool_call_id: Option<String>,
@@ -169,7 +169,7 @@ pub struct HopStream {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 struct StreamOptions {
     canonical_limit: Option<f64>,
 }

@@ -16,7 +16,7 @@ use wasm_bindgen::JsCast;
 
 use super::canonical::json_text_of;
 use super::check::JsInput;
-use super::{bytes_of, error_with_code, from_js, into_error, to_js};
+use super::{bytes_of, error_with_code, from_js, into_error, options_from, to_js};
 use toolslice::pack::{
     self, Body, Kind, PackOptions, Packed, Packer, ShapeOptions, ToolResult, ToolSpec,
 };
@@ -334,7 +334,7 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
     let data = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
     let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("countTokens"));
     let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("store"));
-    let o: JsOptions = from_js(data.into(), "pack options")?;
+    let o: JsOptions = options_from(&data.into(), "pack options")?;
     let d = PackOptions::default();
     let sd = ShapeOptions::default();
     let shape = o.shape.unwrap_or_default();
@@ -574,7 +574,7 @@ fn offset_of(offset: f64) -> Result<u64, JsValue> {
 /// Declares a tool in the module's registry (its kind and its maximum observation size).
 #[wasm_bindgen(js_name = registerTool)]
 pub fn register_tool(name: &str, spec: JsToolSpec) -> Result<(), JsValue> {
-    let s: JsSpec = from_js(spec.into(), "tool spec")?;
+    let s: JsSpec = options_from(spec.as_ref(), "tool spec")?;
     let d = ToolSpec::default();
     let spec = ToolSpec {
         kind: s.kind,

@@ -11,9 +11,8 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::canonical::json_text_of;
 use super::check::JsInput;
-use super::{bytes_of, error_with_code, from_js, into_error, string_of, to_js};
+use super::{bytes_of, error_with_code, from_js, into_error, options_of, string_of, to_js};
 use toolslice::truncate::{
     self, AuditRecord, Budget, Fetch, FileOptions, JsonOptions, Options, Pattern, TerminalOptions,
     TokenCounter, ToolKind,
@@ -306,24 +305,10 @@ fn message_of(thrown: &JsValue) -> String {
         .unwrap_or_else(|| "the token counter threw".to_string())
 }
 
-/// Reads the options through `JSON.stringify` and serde_json rather than
-/// serde-wasm-bindgen: the latter reads only the fields it knows, so a misspelt option
-/// (`budgte`) would be ignored silently; here it is an `invalid_argument` error.
+/// The options through the binding's strict decoder: a misspelt option (`budgte`) is an
+/// `invalid_options` error naming it and the accepted keys, never ignored.
 fn options(value: Option<JsTruncateOptions>) -> Result<Options, JsValue> {
-    let invalid = |m: String| {
-        error_with_code(
-            &format!("invalid truncate options: {m}"),
-            "invalid_argument",
-        )
-    };
-    let opts: JsOptions = match value {
-        Some(v) if !v.is_undefined() && !v.is_null() => {
-            let text = json_text_of(&v).map_err(|e| invalid(message_of(&e)))?;
-            serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?
-        }
-        _ => JsOptions::default(),
-    };
-    Ok(opts.into_core())
+    Ok(options_of::<JsOptions>(value, "truncate options")?.into_core())
 }
 
 /// Cuts a tool result to its budget. `input` is a string or UTF-8 bytes (invalid sequences
