@@ -86,6 +86,7 @@ pub(crate) const INVALID_ARGUMENT: &str = "invalid_argument";
 
 /// Reads an input record (or list of them) into a Rust value through the strict decoder
 /// ([`decode`]); a mismatch is `invalid_argument`, naming `what` and the field.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 pub(crate) fn from_js<T: serde::de::DeserializeOwned>(
     value: JsValue,
     what: &str,
@@ -201,7 +202,10 @@ fn json_value_of(v: &JsValue, path: &mut String) -> Result<serde_json::Value, St
         ));
     }
     if v.is_instance_of::<js_sys::Map>() || v.is_instance_of::<js_sys::Set>() {
-        return Err(format!("{} is a Map or Set; give a plain object or array", at(path)));
+        return Err(format!(
+            "{} is a Map or Set; give a plain object or array",
+            at(path)
+        ));
     }
     // Options and records are a few levels deep; a deeper value is a cycle or not ours.
     if path.matches(['.', '[']).count() >= 64 {
@@ -249,7 +253,7 @@ pub(crate) fn bytes_of(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> 
     }
     Err(error_with_code(
         &format!("{what} must be a string, a Uint8Array or an ArrayBuffer"),
-        "invalid_argument",
+        INVALID_ARGUMENT,
     ))
 }
 

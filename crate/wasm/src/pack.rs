@@ -3,9 +3,11 @@
 //!
 //! The module holds one [`Packer`] (tool registry and bounded in-memory page store) per
 //! instance, so a worker isolate keeps its pages between requests. A caller that needs
-//! pages elsewhere (a JS `Map`, a KV binding) passes `store`: a `Map`-like object whose
-//! `set(id, text)` receives the text to page through (for an async KV, pass `returnStored:
-//! true`, `await kv.put(stored.id, stored.text)`, then call `getMoreFrom`).
+//! pages elsewhere (a JS `Map`, a KV binding) passes `store`: a `Map`-like object adapted as
+//! the core's [`PageStore`], whose `set(id, record)` receives the page record (the text and
+//! its page size; for an async KV, pass `returnStored: true`, `await kv.put(stored.id,
+//! stored.record)`, then call `getMoreFrom(record, ...)`). Paging is the core's
+//! `get_more_in` for every store, so it never depends on where the text is.
 
 use std::cell::RefCell;
 
@@ -18,7 +20,8 @@ use super::canonical::json_text_of;
 use super::check::JsInput;
 use super::{bytes_of, error_with_code, from_js, into_error, options_from, to_js};
 use toolslice::pack::{
-    self, Body, Kind, PackOptions, Packed, Packer, ShapeOptions, ToolResult, ToolSpec,
+    self, Body, Kind, PackOptions, Packed, Packer, PageStore, PageStoreError, ShapeOptions,
+    StoredPage, ToolResult, ToolSpec,
 };
 use toolslice::redact::Policy;
 use toolslice::truncate::{TokenCounter, Unit};
@@ -66,9 +69,9 @@ export interface ShapePolicy {
   stackTraces?: boolean;
 }
 
-/** A `Map` or anything with `set(id, text)` and `get(id)`. */
+/** A `Map` or anything with `set(id, record)` and `get(id)` (synchronous). */
 export interface PageStoreLike {
-  set(id: string, text: string): unknown;
+  set(id: string, record: string): unknown;
   get(id: string): string | undefined | null | unknown;
 }
 
@@ -93,9 +96,9 @@ export interface PackOptions {
   /** Where the text for `get_more` goes (default: the module's bounded store). */
   store?: PageStoreLike;
   /**
-   * Keep nothing in the module: return the text to page through as `result.stored`, for a
-   * store only you can write (an async KV: `await kv.put(stored.id, stored.text)`, then
-   * `getMoreFrom`).
+   * Keep nothing in the module: return the page record as `result.stored`, for a store
+   * only you can write (an async KV: `await kv.put(stored.id, stored.record)`, then
+   * `getMoreFrom(record, id, offset)`).
    */
   returnStored?: boolean;
 }
@@ -161,8 +164,11 @@ export interface PackResult {
   receipts: Receipt[];
   shape: ShapeReport;
   pattern: string;
-  /** With `returnStored`: the full redacted text `get_more` pages through, when cut. */
-  stored?: { id: string; text: string };
+  /**
+   * With `returnStored`, when cut: the page record to keep under `id` (the full redacted
+   * text `get_more` pages through, after a header line with its page size).
+   */
+  stored?: { id: string; page_bytes: number; record: string };
 }
 
 export interface PageStoreStats { entries: number; bytes: number; maxBytes: number; maxEntries: number; evicted: number; }
@@ -449,28 +455,73 @@ fn result_to_js(packed: &Packed) -> Result<JsPackResult, JsValue> {
     Ok(to_js(packed)?.unchecked_into())
 }
 
+/// A caller's `Map`-like object as the core's [`PageStore`]: it holds page records
+/// ([`StoredPage::to_record`]), so the page size travels with the text.
+struct JsPageStore<'a>(&'a JsValue);
+
+impl JsPageStore<'_> {
+    fn call(&self, name: &str, args: &[JsValue]) -> Result<JsValue, PageStoreError> {
+        let f = get(self.0, name).unchecked_into::<js_sys::Function>();
+        let out = match args {
+            [a] => f.call1(self.0, a),
+            [a, b] => f.call2(self.0, a, b),
+            _ => f.call0(self.0),
+        }
+        .map_err(|e| PageStoreError::Backend {
+            message: e
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .or_else(|| e.as_string())
+                .unwrap_or_else(|| "the store threw".into()),
+        })?;
+        if out.is_instance_of::<js_sys::Promise>() && name == "get" {
+            return Err(PageStoreError::Backend {
+                message: "the store's get returned a Promise; read the record yourself and call getMoreFrom".into(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl PageStore for JsPageStore<'_> {
+    fn put(&mut self, id: &str, page: StoredPage<'_>) -> Result<bool, PageStoreError> {
+        self.call(
+            "set",
+            &[JsValue::from_str(id), JsValue::from_str(&page.to_record())],
+        )?;
+        Ok(true)
+    }
+
+    fn get(&self, id: &str) -> Result<Option<StoredPage<'_>>, PageStoreError> {
+        let value = self.call("get", &[JsValue::from_str(id)])?;
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        let record = value
+            .as_string()
+            .ok_or_else(|| PageStoreError::InvalidRecord {
+                id: id.to_string(),
+                why: "it is not a string".into(),
+            })?;
+        let page = StoredPage::from_record(id, &record)?;
+        Ok(Some(StoredPage {
+            text: std::borrow::Cow::Owned(page.text.into_owned()),
+            page_bytes: page.page_bytes,
+        }))
+    }
+}
+
 /// Packs one tool result: redact, shape, cut to the budget, envelope, span record. When the
 /// content was cut, the full redacted text is kept for `getMore` (the module's bounded store,
-/// or `options.store`).
+/// or `options.store`), with its page size.
 #[wasm_bindgen]
 pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPackResult, JsValue> {
     let result = parse_input(input)?;
     let parsed = parse_options(options)?;
     let counter = parsed.counter.as_ref().map(JsCounter);
     let counter_ref = counter.as_ref().map(|c| c as &dyn TokenCounter);
-    let mut packed = if parsed.return_stored {
-        PACKER
-            .with(|p| {
-                pack::pack(
-                    &result,
-                    &parsed.opts,
-                    &p.borrow().registry,
-                    counter_ref,
-                    None,
-                )
-            })
-            .map_err(into_error)?
-    } else if let Some(store) = &parsed.store {
+    if parsed.return_stored || parsed.store.is_some() {
+        // The caller keeps the page: no bound from the module's store.
         let mut packed = PACKER
             .with(|p| {
                 pack::pack(
@@ -482,28 +533,35 @@ pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPac
                 )
             })
             .map_err(into_error)?;
-        if let Some(s) = packed.stored.take() {
-            let set = get(store, "set").unchecked_into::<js_sys::Function>();
-            set.call2(
-                store,
-                &JsValue::from_str(&s.id),
-                &JsValue::from_str(&s.text),
-            )?;
+        let stored = packed.stored.take();
+        let out = result_to_js(&packed)?;
+        if let Some(s) = stored {
+            if let Some(store) = &parsed.store {
+                pack::keep(&mut JsPageStore(store), &s).map_err(into_error)?;
+            } else {
+                let record = StoredPage {
+                    text: std::borrow::Cow::Borrowed(&s.text),
+                    page_bytes: s.page_bytes,
+                }
+                .to_record();
+                let value = to_js(&serde_json::json!({
+                    "id": s.id, "page_bytes": s.page_bytes, "record": record
+                }))?;
+                js_sys::Reflect::set(&out, &JsValue::from_str("stored"), &value)?;
+            }
         }
-        packed
-    } else {
-        PACKER
-            .with(|p| p.borrow_mut().pack(&result, &parsed.opts, counter_ref))
-            .map_err(into_error)?
-    };
-    if !parsed.return_stored {
-        // Kept by the module or the caller's store: do not copy it back across the boundary.
-        packed.stored = None;
+        return Ok(out);
     }
+    let mut packed = PACKER
+        .with(|p| p.borrow_mut().pack(&result, &parsed.opts, counter_ref))
+        .map_err(into_error)?;
+    // Kept by the module: do not copy it back across the boundary.
+    packed.stored = None;
     result_to_js(&packed)
 }
 
-/// The next page of a result `pack` cut, as the observation of a `get_more` call.
+/// The next page of a result `pack` cut, as the observation of a `get_more` call, from the
+/// module's store or `options.store`, at the page size kept with it.
 #[wasm_bindgen(js_name = getMore)]
 pub fn get_more(
     id: &str,
@@ -515,45 +573,35 @@ pub fn get_more(
     let offset = offset_of(offset)?;
     let call_id = call_id.unwrap_or_else(|| id.to_string());
     let packed = match &parsed.store {
-        None => PACKER
-            .with(|p| p.borrow().get_more(id, offset, &call_id, &parsed.opts))
-            .map_err(into_error)?,
-        Some(store) => {
-            let getter = get(store, "get").unchecked_into::<js_sys::Function>();
-            let text = getter
-                .call1(store, &JsValue::from_str(id))?
-                .as_string()
-                .ok_or_else(|| into_error(pack::PackError::NotFound(id.to_string())))?;
-            let size = parsed
-                .opts
-                .page_bytes
-                .unwrap_or_else(|| PACKER.with(|p| p.borrow().registry.default.page_bytes()));
-            pack::get_more_from(&text, id, offset, &call_id, size, &parsed.opts)
-                .map_err(into_error)?
-        }
-    };
+        None => PACKER.with(|p| p.borrow().get_more(id, offset, &call_id, &parsed.opts)),
+        Some(store) => pack::get_more_in(&JsPageStore(store), id, offset, &call_id, &parsed.opts),
+    }
+    .map_err(into_error)?;
     result_to_js(&packed)
 }
 
-/// A page of `text` (a stored full result, e.g. read back from a KV) as the observation of a
-/// `get_more` call: at most `pageBytes` bytes, trailer included.
+/// A page of a page record (`result.stored.record` of a `returnStored` pack, read back from
+/// a KV) as the observation of a `get_more` call, at the page size the record holds
+/// (`options.pageBytes` overrides it).
 #[wasm_bindgen(js_name = getMoreFrom)]
 pub fn get_more_from(
-    text: &str,
+    record: &str,
     id: &str,
     offset: f64,
-    page_bytes: usize,
     call_id: Option<String>,
     options: Option<JsPackOptions>,
 ) -> Result<JsPackResult, JsValue> {
     let parsed = parse_options(options)?;
     let call_id = call_id.unwrap_or_else(|| id.to_string());
+    let page =
+        StoredPage::from_record(id, record).map_err(|e| into_error(pack::PackError::Store(e)))?;
+    let size = parsed.opts.page_bytes.unwrap_or(page.page_bytes);
     let packed = pack::get_more_from(
-        text,
+        &page.text,
         id,
         offset_of(offset)?,
         &call_id,
-        page_bytes,
+        size,
         &parsed.opts,
     )
     .map_err(into_error)?;

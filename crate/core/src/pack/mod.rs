@@ -59,7 +59,10 @@ use crate::truncate::{
 
 pub use registry::{Kind, Registry, ToolSpec, DEFAULT_MAX_BYTES};
 pub use shape::{ShapeOptions, ShapeReport};
-pub use store::{page, Page, PageStore, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES};
+pub use store::{
+    get_more_in, keep, page, MemoryPageStore, Page, PageStore, PageStoreError, StoredPage,
+    DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES,
+};
 pub use stream::StreamPacker;
 
 /// The packer's name and version, written into `prompt_builder_version`.
@@ -228,11 +231,13 @@ pub struct Packed {
     pub stored: Option<Stored>,
 }
 
-/// The text `get_more` pages through.
+/// The text `get_more` pages through, and the page size to cut it at (the options'
+/// `page_bytes`, else the tool's registered one), kept together by every page store.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stored {
     pub id: String,
     pub text: String,
+    pub page_bytes: usize,
 }
 
 /// Why a pack failed.
@@ -249,6 +254,8 @@ pub enum PackError {
     TokenCounter(String),
     /// `get_more` for an id the store does not hold (never stored, or evicted).
     NotFound(String),
+    /// The page store failed or holds something that is not a stored page.
+    Store(PageStoreError),
 }
 
 impl fmt::Display for PackError {
@@ -265,6 +272,7 @@ impl fmt::Display for PackError {
                 f,
                 "no stored result for id {id:?} (never stored, or evicted from the page store)"
             ),
+            PackError::Store(e) => e.fmt(f),
         }
     }
 }
@@ -279,6 +287,7 @@ impl Coded for PackError {
             PackError::InvalidOptions(_) => "invalid_options",
             PackError::TokenCounter(_) => "token_counter_failed",
             PackError::NotFound(_) => "not_found",
+            PackError::Store(e) => e.code(),
         }
     }
 }
@@ -491,6 +500,10 @@ pub fn pack(
                     stored = Some(Stored {
                         id: result.call_id.clone(),
                         text: text.clone(),
+                        page_bytes: opts
+                            .page_bytes
+                            .unwrap_or_else(|| registry.spec(&result.tool).page_bytes())
+                            .max(1),
                     });
                 }
                 envelope.content = t.text;
@@ -717,21 +730,16 @@ fn span_record(
 #[derive(Debug, Clone, Default)]
 pub struct Packer {
     pub registry: Registry,
-    pub store: PageStore,
-    /// The page size of each stored result's tool.
-    page_sizes: std::collections::HashMap<String, usize>,
+    pub store: MemoryPageStore,
 }
 
 impl Packer {
-    pub fn new(registry: Registry, store: PageStore) -> Packer {
-        Packer {
-            registry,
-            store,
-            page_sizes: Default::default(),
-        }
+    pub fn new(registry: Registry, store: MemoryPageStore) -> Packer {
+        Packer { registry, store }
     }
 
-    /// Packs a result and keeps its full redacted text for `get_more` when it was cut.
+    /// Packs a result and keeps its full redacted text (with its page size) for
+    /// `get_more` when it was cut.
     pub fn pack(
         &mut self,
         result: &ToolResult,
@@ -746,13 +754,8 @@ impl Packer {
             Some(self.store.max_bytes),
         )?;
         if let Some(s) = &packed.stored {
-            self.store.put(&s.id, s.text.clone());
-            let size = opts
-                .page_bytes
-                .unwrap_or_else(|| self.registry.spec(&result.tool).page_bytes());
-            let store = &self.store;
-            self.page_sizes.retain(|id, _| store.get(id).is_some());
-            self.page_sizes.insert(s.id.clone(), size);
+            // `pack` offered paging only for a text the store can hold, so this keeps it.
+            keep(&mut self.store, s).map_err(PackError::Store)?;
         }
         Ok(packed)
     }
@@ -765,17 +768,7 @@ impl Packer {
         call_id: &str,
         opts: &PackOptions,
     ) -> Result<Packed, PackError> {
-        let text = self
-            .store
-            .get(id)
-            .ok_or_else(|| PackError::NotFound(id.to_string()))?;
-        let size = opts.page_bytes.unwrap_or_else(|| {
-            self.page_sizes
-                .get(id)
-                .copied()
-                .unwrap_or_else(|| self.registry.default.page_bytes())
-        });
-        get_more_from(text, id, offset, call_id, size, opts)
+        get_more_in(&self.store, id, offset, call_id, opts)
     }
 }
 
