@@ -90,6 +90,7 @@ const cases = {
   pageStoreStats: 'no arguments',
   compareSpanRuns: 'two texts',
   readRecords: 'text and a name',
+  filterHopRows: 'a log text and a name',
   estimateTokens: 'a string',
   isErrorLine: 'a string',
   canonicalize: 'text and a form name',

@@ -90,7 +90,7 @@ export function initPackerView(root) {
       const red = toolslice.redact(input.text);
       const cut = toolslice.truncate(red.text, {
         budget: { [UNIT]: options.limit }, tool: input.tool, kind: TRUNCATE_KIND[options.kind],
-        header: options.kind === 'terminal', fetch: { id: input.callId, tool: 'get_more' },
+        fetch: { id: input.callId, tool: 'get_more' },
       });
       return { source: red.text, cut };
     } catch {

@@ -31,12 +31,17 @@ const TS_PACK: &'static str = r#"
 /** The kind of output a tool produces; it chooses the cut. */
 export type PackKind = "terminal" | "search" | "file" | "json" | "text";
 
-/** One finished tool call. Exactly one of `text`, `json`, `binary`. */
+/** One finished tool call. Exactly one of `text`, `json`, `binary`, `raw`. */
 export interface PackInput {
   tool: string;
   /** Echoed as `tool_call_id` (parallel results may land out of order). */
   callId: string;
   text?: string;
+  /**
+   * Output of unknown kind (a CLI's stdin): packed as JSON when the whole text is one JSON
+   * value (64-bit integers kept exact), else as text. The core decides, for every front end.
+   */
+  raw?: string;
   json?: JsonValue;
   binary?: { bytes: number; mediaType?: string };
   /** Shown in a header above the output, never cut. */
@@ -401,34 +406,37 @@ fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
     // The text is read apart from the other fields with `encodeInto` (see `string_of`):
     // serde-wasm-bindgen copies strings a character at a time, which on a multi-megabyte
     // tool result costs more than packing it.
-    let text = match get(value, "text") {
-        t if t.is_undefined() || t.is_null() => None,
+    let string_field = |key: &str| match get(value, key) {
+        t if t.is_undefined() || t.is_null() => Ok(None),
         t => match t.dyn_ref::<js_sys::JsString>() {
-            Some(s) => Some(super::string_of(s)),
-            None => {
-                return Err(error_with_code(
-                    "invalid pack input: text must be a string",
-                    "invalid_argument",
-                ))
-            }
+            Some(s) => Ok(Some(super::string_of(s))),
+            None => Err(error_with_code(
+                &format!("invalid pack input: {key} must be a string"),
+                "invalid_argument",
+            )),
         },
     };
+    let text = string_field("text")?;
+    let raw = string_field("raw")?;
     let meta_obj = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
-    for key in ["json", "text"] {
+    for key in ["json", "text", "raw"] {
         let _ = js_sys::Reflect::delete_property(&meta_obj, &JsValue::from_str(key));
     }
     let mut meta: JsInputMeta = from_js(meta_obj.into(), "pack input")?;
     meta.text = text;
     let given = usize::from(meta.text.is_some())
         + usize::from(meta.binary.is_some())
+        + usize::from(raw.is_some())
         + usize::from(!json.is_undefined());
     if given != 1 {
         return Err(error_with_code(
-            "pack input needs exactly one of text, json, binary",
+            "pack input needs exactly one of text, json, binary, raw",
             "invalid_argument",
         ));
     }
-    let body = if let Some(t) = meta.text {
+    let body = if let Some(r) = raw {
+        Body::sniff(r)
+    } else if let Some(t) = meta.text {
         Body::Text(t)
     } else if let Some(b) = meta.binary {
         Body::Binary {

@@ -54,7 +54,11 @@ export interface TruncateOptions {
   timedOut?: boolean;
   /** The command that ran, for the header. */
   command?: string;
-  /** Prepend `Tool:`, `Command:`, `Exit code:`, `Output:`; the budget covers it. */
+  /**
+   * Prepend `Tool:`, `Command:`, `Exit code:`, `Output:`; the budget covers it. Default: the
+   * rule `pack` uses, on when `exitCode`, `timedOut` or `command` is given or `kind` is
+   * `"terminal"`.
+   */
   header?: boolean;
   /** Markers then say `get_more(id="<id>", offset=<offset + position>)`. */
   fetch?: { id: string; offset?: number; tool?: string };
@@ -245,7 +249,14 @@ impl JsOptions {
             exit_code: self.exit_code,
             timed_out: self.timed_out.unwrap_or(false),
             command: self.command,
-            header: self.header.unwrap_or(false),
+            header: self.header.unwrap_or_else(|| {
+                truncate::header_by_default(
+                    self.kind,
+                    self.exit_code,
+                    self.timed_out.unwrap_or(false),
+                    self.command.as_deref(),
+                )
+            }),
             fetch: self.fetch.map(|f| Fetch {
                 id: f.id,
                 offset: f.offset,

@@ -40,6 +40,7 @@
 
 mod registry;
 pub mod shape;
+mod sniff;
 mod store;
 mod stream;
 
@@ -430,7 +431,12 @@ pub fn pack(
 
     // 2. The truncation options: a header above terminal output (exit code outside the
     //    cut), the fetch call when the rest can be paged.
-    let header = result.exit_code.is_some() || result.timed_out || kind == Some(Kind::Terminal);
+    let header = truncate::header_by_default(
+        kind.map(tool_kind),
+        result.exit_code,
+        result.timed_out,
+        result.command.as_deref(),
+    );
     let can_store = plan.pageable && plan.store_limit.is_none_or(|max| text.len() <= max);
     let mut topts = truncate::Options::new(truncate::Pattern::Auto, plan.budget);
     topts.tool = Some(result.tool.clone());
