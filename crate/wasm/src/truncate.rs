@@ -241,6 +241,14 @@ impl JsOptions {
         let fd = FileOptions::default();
         let j = self.json.unwrap_or_default();
         let jd = JsonOptions::default();
+        let header = self.header.unwrap_or_else(|| {
+            truncate::header_by_default(
+                self.kind,
+                self.exit_code,
+                self.timed_out.unwrap_or(false),
+                self.command.as_deref(),
+            )
+        });
         Options {
             pattern: self.pattern.unwrap_or(d.pattern),
             budget: self.budget.unwrap_or(d.budget),
@@ -249,14 +257,7 @@ impl JsOptions {
             exit_code: self.exit_code,
             timed_out: self.timed_out.unwrap_or(false),
             command: self.command,
-            header: self.header.unwrap_or_else(|| {
-                truncate::header_by_default(
-                    self.kind,
-                    self.exit_code,
-                    self.timed_out.unwrap_or(false),
-                    self.command.as_deref(),
-                )
-            }),
+            header,
             fetch: self.fetch.map(|f| Fetch {
                 id: f.id,
                 offset: f.offset,
