@@ -131,11 +131,17 @@ pub(crate) fn options_of<T: serde::de::DeserializeOwned + Default>(
 pub(crate) fn decode<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, String> {
     let json = json_value_of(value, &mut String::new())?;
     serde_path_to_error::deserialize(&json).map_err(|e| {
-        let path = e.path().to_string();
-        if path.is_empty() || path == "." {
-            e.inner().to_string()
+        let message = e.inner().to_string();
+        let mut segments: Vec<String> = e.path().iter().map(|s| s.to_string()).collect();
+        // For an unknown key the path ends at the key itself, which the message names.
+        if message.starts_with("unknown field") {
+            segments.pop();
+        }
+        segments.retain(|s| s != "?");
+        if segments.is_empty() {
+            message
         } else {
-            format!("{path}: {}", e.inner())
+            format!("{}: {message}", segments.join("."))
         }
     })
 }
