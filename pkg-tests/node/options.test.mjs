@@ -29,7 +29,7 @@ const cases = {
     { call: (t) => t.getMore('id', 0, 'c', { pagebytes: 10 }), key: 'pagebytes', code: 'invalid_options', accepted: ['pageBytes'] },
   ],
   getMoreFrom: [
-    { call: (t) => t.getMoreFrom('text', 'id', 0, 100, 'c', { shortHash: true }), key: 'shortHash', code: 'invalid_options', accepted: ['shortHashes'] },
+    { call: (t) => t.getMoreFrom('record', 'id', 0, 'c', { shortHash: true }), key: 'shortHash', code: 'invalid_options', accepted: ['shortHashes'] },
   ],
   registerTool: [
     { call: (t) => t.registerTool('strict_tool', { maxByte: 10 }), key: 'maxByte', code: 'invalid_options', accepted: ['maxBytes', 'pageBytes'] },
