@@ -186,4 +186,13 @@ test('toolslice pack (CLI): envelope and span; spans pass toolslice check', () =
   assert.equal(content.stdout, '{"password": "[REDACTED:secret_field]"}\n');
   const bad = run(['pack', '--kind', 'nope'], '');
   assert.equal(bad.status, 2);
+
+  // JSON or text is the core's decision: a 64-bit id survives (JSON.parse would round it).
+  const big = run(['pack', '--content'], '{"id": 9007199254740993, "ok": true}\n');
+  assert.equal(big.status, 0, big.stderr);
+  assert.match(big.stdout, /9007199254740993/);
+  // The API too: `raw` is read by the core, and the result still crosses into JS.
+  const api = toolslice.pack({ tool: 't', callId: 'b1', raw: '{"id": 9007199254740993}' });
+  assert.equal(api.envelope.content, '{"id":9007199254740993}');
+  assert.equal(JSON.parse(run(['pack'], 'not json {').stdout).envelope.content, 'not json {');
 });

@@ -70,11 +70,19 @@ pub(crate) fn error_with_code(message: &str, code: &str) -> JsValue {
 
 /// The serializer every binding uses to hand a Rust value to JS: maps become plain objects,
 /// 64-bit integers become numbers (all our counts are far below 2^53).
+///
+/// A value can still hold a larger integer from the tool's own JSON (an `id` of
+/// 9007199254740993 in a pack's `outcome`, now that the core reads raw output). The direct
+/// serializer refuses those; the value then goes through JSON text and `JSON.parse`, which
+/// gives such a number the nearest double, as any JS reader of that JSON would. The exact
+/// digits stay in the text fields (`envelope.content`).
 pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&serializer)
-        .map_err(|e| error_with_code(&e.to_string(), "serialize"))
+    value.serialize(&serializer).or_else(|e| {
+        let text = serde_json::to_string(value)
+            .map_err(|_| error_with_code(&e.to_string(), "serialize"))?;
+        js_sys::JSON::parse(&text).map_err(|_| error_with_code(&e.to_string(), "serialize"))
+    })
 }
 
 /// The binding's two codes for an argument that does not fit (one vocabulary for every

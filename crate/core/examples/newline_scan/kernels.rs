@@ -51,5 +51,8 @@ pub fn word_at_a_time(haystack: &[u8]) -> Option<usize> {
         }
         i += 8;
     }
-    haystack[i..].iter().position(|&b| b == b'\n').map(|p| i + p)
+    haystack[i..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|p| i + p)
 }
