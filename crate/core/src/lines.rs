@@ -82,9 +82,11 @@ pub fn strip_cr(line: &[u8]) -> &[u8] {
 /// The index of the first `\n`: the checker's and the readers' inner loop.
 ///
 /// The first 16 bytes a word at a time, then memchr (SSE2/AVX2 natively, simd128 in wasm).
-/// Measured (examples/newline_scan*.rs, 4 MiB, best of 41): memchr alone is 1.5-10x the
-/// word loop from 80-byte lines up, but 0.7-0.85x on 16-byte lines, where its setup costs
-/// more than the search; the short head keeps those at the word loop's speed.
+/// Measured with examples/newline_scan.rs and newline_scan_wasm.rs (4 MiB, best of 41;
+/// 2026-12-01, Xeon, Node 20): against the word-at-a-time loop alone, this is 1.00x / 1.05x
+/// (native / wasm) on 16-byte lines, 1.13x / 1.22x on 80, 3.6x / 4.3x on 512 and
+/// 5.8-6.6x / 6.5-6.6x on 4-64 KiB. memchr alone is 0.77x natively on 16-byte lines, where
+/// its setup costs more than the search: hence the short head.
 #[inline]
 pub fn find_newline(haystack: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
