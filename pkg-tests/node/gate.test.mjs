@@ -164,6 +164,15 @@ test('hop: a row per call, --log, --mutations-only, policy drift in diff', () =>
     assert.deepEqual(rows.map((r) => r.mutation_hop), ['prompt_builder_wrap', 'no_payload_mutation']);
     const filtered = cli(['hop', '--mutations-only', log]);
     assert.deepEqual(filtered.stdout.trim().split('\n').map((l) => JSON.parse(l).tool_call_id), ['c1']);
+    // Lines that are not hop rows are named (exit 1); a row whose label its hashes contradict
+    // is noted and still filtered by its label.
+    const lied = { ...rows[1], tool_call_id: 'c3', mutation_hop: 'adapter_shrink' };
+    const mixed = s.file('mixed.jsonl', readFileSync(log, 'utf8') + 'not json\n' + JSON.stringify(lied) + '\n');
+    const noisy = cli(['hop', '--mutations-only', mixed]);
+    assert.equal(noisy.status, 1);
+    assert.deepEqual(noisy.stdout.trim().split('\n').map((l) => JSON.parse(l).tool_call_id), ['c1', 'c3']);
+    assert.match(noisy.stderr, /mixed\.jsonl:3: not JSON/);
+    assert.match(noisy.stderr, /mixed\.jsonl:4: mutation_hop is adapter_shrink but its hashes say no_payload_mutation/);
 
     const receipts = s.file('receipts.json', '[{"field_path":"$.token","rule_id":"secret-v2","original_len":40,"replacement":"[REDACTED]"}]');
     const right = s.file('right.jsonl');

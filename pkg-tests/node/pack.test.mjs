@@ -45,17 +45,55 @@ test('getMore pages from the module store and from a Map', () => {
 
   const store = new Map();
   const viaMap = toolslice.pack({ tool: 'rows', callId: 'p2', text }, { limit: 300, store });
-  assert.equal(store.get('p2'), text);
+  // The Map holds the page record: the page size, then the text unchanged.
+  assert.ok(store.get('p2').endsWith('\n' + text));
   const again = toolslice.getMore('p2', viaMap.envelope.next_offset, undefined, { store, pageBytes: 500 });
   assert.ok(again.envelope.content.startsWith('row'));
   assert.equal(viaMap.stored, undefined);
   const ret = toolslice.pack({ tool: 'rows', callId: 'p3', text }, { limit: 300, returnStored: true });
-  assert.equal(ret.stored.text, text);
+  assert.equal(ret.stored.record, store.get('p2'));
   assert.equal(ret.stored.id, 'p3');
-  const fromText = toolslice.getMoreFrom(text, 'p2', viaMap.envelope.next_offset, 500);
-  assert.equal(fromText.envelope.content, again.envelope.content);
+  const fromRecord = toolslice.getMoreFrom(ret.stored.record, 'p2', viaMap.envelope.next_offset, undefined, { pageBytes: 500 });
+  assert.equal(fromRecord.envelope.content, again.envelope.content);
+  assert.throws(() => toolslice.getMoreFrom(text, 'p2', 0), (e) => e.code === 'invalid_page_record' && /"p2"/.test(e.message));
   assert.throws(() => toolslice.getMore('nope', 0), (e) => e.code === 'not_found');
   assert.ok(toolslice.pageStoreStats().entries >= 1);
+});
+
+test('paging is the same in every store: the page size is kept with the text', () => {
+  // A tool registered with its own page size; getMore is called WITHOUT pageBytes, so the
+  // size must come from what was stored (before, a Map store paged at the default size).
+  toolslice.registerTool('paged_rows', { maxBytes: 300, pageBytes: 700 });
+  const text = Array.from({ length: 400 }, (_, i) => `line ${i} ${'x'.repeat(i % 13)}`).join('\n');
+  const walk = (first, next) => {
+    const pages = [];
+    let offset = first.envelope.next_offset;
+    while (offset !== undefined) {
+      const p = next(offset);
+      pages.push(p.envelope.content);
+      offset = p.envelope.next_offset;
+    }
+    return pages;
+  };
+  const viaModule = walk(
+    toolslice.pack({ tool: 'paged_rows', callId: 'same-1', text }),
+    (o) => toolslice.getMore('same-1', o, 'x'),
+  );
+  const store = new Map();
+  const viaMap = walk(
+    toolslice.pack({ tool: 'paged_rows', callId: 'same-1', text }, { store }),
+    (o) => toolslice.getMore('same-1', o, 'x', { store }),
+  );
+  const kept = toolslice.pack({ tool: 'paged_rows', callId: 'same-1', text }, { returnStored: true });
+  const viaRecord = walk(kept, (o) => toolslice.getMoreFrom(kept.stored.record, 'same-1', o, 'x'));
+  assert.equal(kept.stored.page_bytes, 700);
+  assert.ok(viaModule.length > 3, `${viaModule.length} pages`);
+  assert.ok(viaModule.every((c) => Buffer.byteLength(c) <= 700));
+  assert.ok(Buffer.byteLength(viaModule[0]) > 500, 'pages are cut at the tool\'s 700, not the default');
+  assert.deepEqual(viaMap, viaModule);
+  assert.deepEqual(viaRecord, viaModule);
+  // A value that is not a page record is refused by name, not paged as if it were text.
+  assert.throws(() => toolslice.getMore('bare', 0, 'x', { store: new Map([['bare', text]]) }), (e) => e.code === 'invalid_page_record');
 });
 
 test('text reaches the packer whole: non-ASCII at both ends, surrogate pairs, and null as absent', () => {
@@ -175,4 +213,13 @@ test('toolslice pack (CLI): envelope and span; spans pass toolslice check', () =
   assert.equal(content.stdout, '{"password": "[REDACTED:secret_field]"}\n');
   const bad = run(['pack', '--kind', 'nope'], '');
   assert.equal(bad.status, 2);
+
+  // JSON or text is the core's decision: a 64-bit id survives (JSON.parse would round it).
+  const big = run(['pack', '--content'], '{"id": 9007199254740993, "ok": true}\n');
+  assert.equal(big.status, 0, big.stderr);
+  assert.match(big.stdout, /9007199254740993/);
+  // The API too: `raw` is read by the core, and the result still crosses into JS.
+  const api = toolslice.pack({ tool: 't', callId: 'b1', raw: '{"id": 9007199254740993}' });
+  assert.equal(api.envelope.content, '{"id":9007199254740993}');
+  assert.equal(JSON.parse(run(['pack'], 'not json {').stdout).envelope.content, 'not json {');
 });

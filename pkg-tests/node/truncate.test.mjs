@@ -69,7 +69,7 @@ test('kept segments slice JavaScript strings (UTF-16 offsets)', () => {
 
 test('errors are Error objects with codes', () => {
   assert.throws(() => toolslice.truncate('x\n'.repeat(100), { pattern: 'terminal', budget: { bytes: 5 } }), { code: 'budget_too_small' });
-  assert.throws(() => toolslice.truncate('x', { budgte: { bytes: 5 } }), { code: 'invalid_argument' });
+  assert.throws(() => toolslice.truncate('x', { budgte: { bytes: 5 } }), { code: 'invalid_options' });
   assert.throws(() => toolslice.truncate('x\n'.repeat(100), { budget: { tokens: 5 } }, () => { throw new Error('no model'); }), { code: 'token_counter_failed', message: /no model/ });
 });
 

@@ -103,30 +103,34 @@ pub fn push_str(out: &mut String, text: &str) {
 #[inline(always)]
 unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     use std::ptr::{read_unaligned as load, write_unaligned as store};
-    if n >= 16 {
-        let a = load(src as *const u64);
-        let b = load(src.add(8) as *const u64);
-        let c = load(src.add(n - 16) as *const u64);
-        let d = load(src.add(n - 8) as *const u64);
-        store(dst as *mut u64, a);
-        store(dst.add(8) as *mut u64, b);
-        store(dst.add(n - 16) as *mut u64, c);
-        store(dst.add(n - 8) as *mut u64, d);
-    } else if n >= 8 {
-        let a = load(src as *const u64);
-        let b = load(src.add(n - 8) as *const u64);
-        store(dst as *mut u64, a);
-        store(dst.add(n - 8) as *mut u64, b);
-    } else if n >= 4 {
-        let a = load(src as *const u32);
-        let b = load(src.add(n - 4) as *const u32);
-        store(dst as *mut u32, a);
-        store(dst.add(n - 4) as *mut u32, b);
-    } else if n > 0 {
-        let (a, b, c) = (*src, *src.add(n / 2), *src.add(n - 1));
-        *dst = a;
-        *dst.add(n / 2) = b;
-        *dst.add(n - 1) = c;
+    // SAFETY: the caller guarantees `src` readable and `dst` writable for `n` bytes; every
+    // offset below is within `0..n` for the branch it is in (n >= 16, >= 8, >= 4, > 0).
+    unsafe {
+        if n >= 16 {
+            let a = load(src as *const u64);
+            let b = load(src.add(8) as *const u64);
+            let c = load(src.add(n - 16) as *const u64);
+            let d = load(src.add(n - 8) as *const u64);
+            store(dst as *mut u64, a);
+            store(dst.add(8) as *mut u64, b);
+            store(dst.add(n - 16) as *mut u64, c);
+            store(dst.add(n - 8) as *mut u64, d);
+        } else if n >= 8 {
+            let a = load(src as *const u64);
+            let b = load(src.add(n - 8) as *const u64);
+            store(dst as *mut u64, a);
+            store(dst.add(n - 8) as *mut u64, b);
+        } else if n >= 4 {
+            let a = load(src as *const u32);
+            let b = load(src.add(n - 4) as *const u32);
+            store(dst as *mut u32, a);
+            store(dst.add(n - 4) as *mut u32, b);
+        } else if n > 0 {
+            let (a, b, c) = (*src, *src.add(n / 2), *src.add(n - 1));
+            *dst = a;
+            *dst.add(n / 2) = b;
+            *dst.add(n - 1) = c;
+        }
     }
 }
 

@@ -132,15 +132,21 @@ pub fn strip_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// The index of the first `\n`. Scans a word at a time: this loop is the checker's
-/// inner loop on long lines, and std has no public memchr.
+/// The index of the first `\n`: the checker's and the readers' inner loop.
+///
+/// The first 16 bytes a word at a time, then memchr (SSE2/AVX2 natively, simd128 in wasm).
+/// Measured with examples/newline_scan.rs and newline_scan_wasm.rs (4 MiB, best of 41;
+/// 2026-12-01, Xeon, Node 20): against the word-at-a-time loop alone, this is 1.00x / 1.05x
+/// (native / wasm) on 16-byte lines, 1.13x / 1.22x on 80, 3.6x / 4.3x on 512 and
+/// 5.8-6.6x / 6.5-6.6x on 4-64 KiB. memchr alone is 0.77x natively on 16-byte lines, where
+/// its setup costs more than the search: hence the short head.
 #[inline]
 pub fn find_newline(haystack: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     const NL: u64 = LO * b'\n' as u64;
     let mut i = 0;
-    while i + 8 <= haystack.len() {
+    while i < 16 && i + 8 <= haystack.len() {
         let word = u64::from_le_bytes(haystack[i..i + 8].try_into().unwrap());
         let x = word ^ NL;
         let found = x.wrapping_sub(LO) & !x & HI;
@@ -149,10 +155,7 @@ pub fn find_newline(haystack: &[u8]) -> Option<usize> {
         }
         i += 8;
     }
-    haystack[i..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|p| i + p)
+    memchr::memchr(b'\n', &haystack[i..]).map(|p| i + p)
 }
 
 #[cfg(test)]

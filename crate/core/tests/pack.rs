@@ -631,7 +631,7 @@ fn stream_matches_pack_when_it_fits_and_bounds_memory_when_not() {
             max_held = max_held.max(s.held_bytes());
         }
         let p = s.finish(Some(1), false).unwrap();
-        packer.keep(&p, "bash", &o);
+        packer.keep(&p).unwrap();
         (p, sent, max_held)
     };
     let mut packer = Packer::default();

@@ -203,7 +203,7 @@ extern "C" {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 struct Options {
     flagged_only: bool,
     format: Option<String>,

@@ -44,7 +44,7 @@ extern "C" {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 struct Options {
     format: Option<String>,
 }

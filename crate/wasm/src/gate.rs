@@ -130,7 +130,7 @@ extern "C" {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 struct PayloadOptions {
     form: Option<String>,
     json: bool,

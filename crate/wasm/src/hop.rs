@@ -86,6 +86,17 @@ export interface RowComparison {
   drift: PolicyDrift[];
 }
 
+/** `filterHopRows`: the rows kept, and a note per line that is not a hop row or lies. */
+export interface HopFilter {
+  /** The kept rows, one compact JSON line each. */
+  rows: string;
+  kept: number;
+  /** Lines that are not hop rows (not JSON, or no string `mutation_hop`). */
+  invalid: number;
+  /** `NAME:LINE: message` for every invalid line and every row whose label its hashes contradict. */
+  notes: string[];
+}
+
 export interface RunComparison {
   rows: RowComparison[];
   same: number;
@@ -110,10 +121,12 @@ extern "C" {
     pub type JsRunComparison;
     #[wasm_bindgen(typescript_type = "MutationHop")]
     pub type JsMutationHop;
+    #[wasm_bindgen(typescript_type = "HopFilter")]
+    pub type JsHopFilter;
 }
 
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 struct HopOptions {
     run_id: Option<String>,
     tool_call_id: Option<String>,
@@ -161,6 +174,17 @@ pub fn compare_runs_js(left: &JsHopRows, right: &JsHopRows) -> Result<JsRunCompa
     Ok(to_js(&hop::compare_runs(&left, &right))?.unchecked_into())
 }
 
+/// The rows of a hop log (text or UTF-8 bytes, one row per line) that are not
+/// `no_payload_mutation`, as `toolslice hop --mutations-only` prints them; `name` names the
+/// input in the notes.
+#[wasm_bindgen(js_name = filterHopRows)]
+pub fn filter_hop_rows(log: &JsInput, name: Option<String>) -> Result<JsHopFilter, JsValue> {
+    let bytes = bytes_of(log, "log")?;
+    let text = String::from_utf8_lossy(&bytes);
+    let filtered = hop::mutations_only(&text, name.as_deref().unwrap_or("input"));
+    Ok(to_js(&filtered)?.unchecked_into())
+}
+
 /// Streaming process output: `push` chunks as they arrive, then `close` with the adapter
 /// output and the model slice. Nothing can be classified before the close.
 #[wasm_bindgen]
@@ -169,7 +193,7 @@ pub struct HopStream {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 struct StreamOptions {
     canonical_limit: Option<f64>,
 }

@@ -70,20 +70,49 @@ pub(crate) fn error_with_code(message: &str, code: &str) -> JsValue {
 
 /// The serializer every binding uses to hand a Rust value to JS: maps become plain objects,
 /// 64-bit integers become numbers (all our counts are far below 2^53).
+///
+/// A value can still hold a larger integer from the tool's own JSON (an `id` of
+/// 9007199254740993 in a pack's `outcome`, now that the core reads raw output). The direct
+/// serializer refuses those; the value then goes through JSON text and `JSON.parse`, which
+/// gives such a number the nearest double, as any JS reader of that JSON would. The exact
+/// digits stay in the text fields (`envelope.content`).
 pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&serializer)
-        .map_err(|e| error_with_code(&e.to_string(), "serialize"))
+    value.serialize(&serializer).or_else(|e| {
+        let text = serde_json::to_string(value)
+            .map_err(|_| error_with_code(&e.to_string(), "serialize"))?;
+        js_sys::JSON::parse(&text).map_err(|_| error_with_code(&e.to_string(), "serialize"))
+    })
 }
 
-/// Reads a JS value into a Rust value, naming what was expected when it does not fit.
+/// The binding's two codes for an argument that does not fit (one vocabulary for every
+/// exported function): an options object (options, policies, tool specs) is
+/// `invalid_options`; any other argument (an input record, a list, a value of the wrong
+/// type) is `invalid_argument`. The core's own errors keep their codes.
+pub(crate) const INVALID_OPTIONS: &str = "invalid_options";
+pub(crate) const INVALID_ARGUMENT: &str = "invalid_argument";
+
+/// Reads an input record (or list of them) into a Rust value through the strict decoder
+/// ([`decode`]); a mismatch is `invalid_argument`, naming `what` and the field.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 pub(crate) fn from_js<T: serde::de::DeserializeOwned>(
     value: JsValue,
     what: &str,
 ) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| error_with_code(&format!("invalid {what}: {e}"), "invalid_argument"))
+    decode(&value).map_err(|e| error_with_code(&format!("invalid {what}: {e}"), INVALID_ARGUMENT))
+}
+
+/// Reads a required options object (a tool spec, say) through the strict decoder; a
+/// mismatch, or a value that is not an object, is `invalid_options`.
+pub(crate) fn options_from<T: serde::de::DeserializeOwned>(
+    value: &JsValue,
+    what: &str,
+) -> Result<T, JsValue> {
+    let invalid = |e: String| error_with_code(&format!("invalid {what}: {e}"), INVALID_OPTIONS);
+    if !is_plain_object(value) {
+        return Err(invalid("must be an object".into()));
+    }
+    decode(value).map_err(invalid)
 }
 
 /// An optional options object: absent, `undefined` or `null` means the defaults.
@@ -92,9 +121,137 @@ pub(crate) fn options_of<T: serde::de::DeserializeOwned + Default>(
     what: &str,
 ) -> Result<T, JsValue> {
     match value.map(Into::into) {
-        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v, what),
+        Some(v) if !v.is_undefined() && !v.is_null() => options_from(&v, what),
         _ => Ok(T::default()),
     }
+}
+
+/// The one strict decoder every options object and input record goes through.
+///
+/// serde-wasm-bindgen cannot be strict: for a struct it reads the fields it knows by name
+/// and never sees the others, so `#[serde(deny_unknown_fields)]` has no effect and
+/// `pack(input, { limt: 100 })` would pack at the default limit. Here the value is first
+/// walked whole into a `serde_json::Value` (every own key, strings copied with
+/// `encodeInto`), then deserialized by serde_json, where `deny_unknown_fields` works at
+/// every depth: a misspelt key is an error that names it and lists the accepted ones
+/// (`unknown field `limt`, expected one of `limit`, `unit`, ...`), prefixed with the path
+/// of the object that holds it (`redact: unknown field ...`).
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, String> {
+    let json = json_value_of(value, &mut String::new())?;
+    serde_path_to_error::deserialize(&json).map_err(|e| {
+        let message = e.inner().to_string();
+        let mut segments: Vec<String> = e.path().iter().map(|s| s.to_string()).collect();
+        // For an unknown key the path ends at the key itself, which the message names.
+        if message.starts_with("unknown field") {
+            segments.pop();
+        }
+        segments.retain(|s| s != "?");
+        if segments.is_empty() {
+            message
+        } else {
+            format!("{}: {message}", segments.join("."))
+        }
+    })
+}
+
+/// An object literal (or `Object.create(null)`), not an array, function, Map or class
+/// instance with its own meaning.
+fn is_plain_object(value: &JsValue) -> bool {
+    if !value.is_object() || js_sys::Array::is_array(value) {
+        return false;
+    }
+    let proto = js_sys::Object::get_prototype_of(value);
+    proto.is_null() || js_sys::Object::get_prototype_of(&proto).is_null()
+}
+
+/// A JS value as JSON data, refusing what is not data rather than dropping it: a function
+/// or symbol (which `JSON.stringify` would leave out, so `truncate(text, { countTokens })`
+/// would lose the counter silently), a `Map`/`Set` (which it writes as `{}`), a `BigInt`, a
+/// non-finite number. Keys whose value is `undefined` are left out, as an absent key.
+/// `path` is the key path so far, for the message.
+fn json_value_of(v: &JsValue, path: &mut String) -> Result<serde_json::Value, String> {
+    use serde_json::Value;
+    let at = |path: &str| {
+        if path.is_empty() {
+            "the value".to_string()
+        } else {
+            format!("`{path}`")
+        }
+    };
+    if v.is_null() || v.is_undefined() {
+        return Ok(Value::Null);
+    }
+    if let Some(b) = v.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(n) = v.as_f64() {
+        // Integers stay integers (serde reads a `usize` from them); 2^53 bounds the exact ones.
+        const EXACT: f64 = 9_007_199_254_740_992.0;
+        return if !n.is_finite() {
+            Err(format!("{} is {n}, not a finite number", at(path)))
+        } else if n.fract() == 0.0 && n.abs() <= EXACT {
+            Ok(if n >= 0.0 {
+                Value::from(n as u64)
+            } else {
+                Value::from(n as i64)
+            })
+        } else {
+            Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+        };
+    }
+    if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
+        return Ok(Value::String(string_of(s)));
+    }
+    if v.is_function() {
+        return Err(format!(
+            "{} is a function; this object takes data only",
+            at(path)
+        ));
+    }
+    if !v.is_object() {
+        return Err(format!(
+            "{} is a {}, not JSON data",
+            at(path),
+            v.js_typeof().as_string().unwrap_or_default()
+        ));
+    }
+    if v.is_instance_of::<js_sys::Map>() || v.is_instance_of::<js_sys::Set>() {
+        return Err(format!(
+            "{} is a Map or Set; give a plain object or array",
+            at(path)
+        ));
+    }
+    // Options and records are a few levels deep; a deeper value is a cycle or not ours.
+    if path.matches(['.', '[']).count() >= 64 {
+        return Err(format!("{} is nested too deeply (a cycle?)", at(path)));
+    }
+    let len = path.len();
+    if js_sys::Array::is_array(v) {
+        let items = js_sys::Array::unchecked_from_js_ref(v);
+        let mut out = Vec::with_capacity(items.length() as usize);
+        for (i, item) in items.iter().enumerate() {
+            path.push_str(&format!("[{i}]"));
+            out.push(json_value_of(&item, path)?);
+            path.truncate(len);
+        }
+        return Ok(Value::Array(out));
+    }
+    let mut out = serde_json::Map::new();
+    for key in js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>()).iter() {
+        let value = js_sys::Reflect::get(v, &key).unwrap_or(JsValue::UNDEFINED);
+        if value.is_undefined() {
+            continue;
+        }
+        let key = key.as_string().unwrap_or_default();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(&key);
+        let value = json_value_of(&value, path)?;
+        path.truncate(len);
+        out.insert(key, value);
+    }
+    Ok(Value::Object(out))
 }
 
 /// Input that may be a string or bytes (`Uint8Array`, `ArrayBuffer`): copied once into Rust.
@@ -110,7 +267,7 @@ pub(crate) fn bytes_of(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> 
     }
     Err(error_with_code(
         &format!("{what} must be a string, a Uint8Array or an ArrayBuffer"),
-        "invalid_argument",
+        INVALID_ARGUMENT,
     ))
 }
 

@@ -5,10 +5,12 @@
 //! instance, so a worker isolate keeps its pages between requests. It is borrowed only for
 //! short steps that neither fail nor call JavaScript (reading the registry, storing a
 //! result): a `countTokens` callback or a page store's `set` may call back into the module
-//! while `pack` runs, and an error in the middle must leave the packer usable. A caller that needs
-//! pages elsewhere (a JS `Map`, a KV binding) passes `store`: a `Map`-like object whose
-//! `set(id, text)` receives the text to page through (for an async KV, pass `returnStored:
-//! true`, `await kv.put(stored.id, stored.text)`, then call `getMoreFrom`).
+//! while `pack` runs, and an error in the middle must leave the packer usable. A caller that
+//! needs pages elsewhere (a JS `Map`, a KV binding) passes `store`: a `Map`-like object
+//! adapted as the core's [`PageStore`], whose `set(id, record)` receives the page record
+//! (the text and its page size; for an async KV, pass `returnStored: true`, `await
+//! kv.put(stored.id, stored.record)`, then call `getMoreFrom(record, ...)`). Paging is the
+//! core's `get_more_in` for every store, so it never depends on where the text is.
 
 use std::cell::RefCell;
 
@@ -18,9 +20,10 @@ use wasm_bindgen::JsCast;
 
 use super::canonical::json_text_of;
 use super::check::JsInput;
-use super::{bytes_of, error_with_code, from_js, into_error, to_js};
+use super::{bytes_of, error_with_code, from_js, into_error, options_from, to_js};
 use toolslice::pack::{
-    self, Body, Kind, PackOptions, Packed, Packer, ShapeOptions, ToolResult, ToolSpec,
+    self, Body, Kind, PackOptions, Packed, Packer, PageStore, PageStoreError, ShapeOptions,
+    StoredPage, ToolResult, ToolSpec,
 };
 use toolslice::redact::Policy;
 use toolslice::truncate::{TokenCounter, Unit};
@@ -30,12 +33,17 @@ const TS_PACK: &'static str = r#"
 /** The kind of output a tool produces; it chooses the cut. */
 export type PackKind = "terminal" | "search" | "file" | "json" | "text";
 
-/** One finished tool call. Exactly one of `text`, `json`, `binary`. */
+/** One finished tool call. Exactly one of `text`, `json`, `binary`, `raw`. */
 export interface PackInput {
   tool: string;
   /** Echoed as `tool_call_id` (parallel results may land out of order). */
   callId: string;
   text?: string;
+  /**
+   * Output of unknown kind (a CLI's stdin): packed as JSON when the whole text is one JSON
+   * value (64-bit integers kept exact), else as text. The core decides, for every front end.
+   */
+  raw?: string;
   json?: JsonValue;
   binary?: { bytes: number; mediaType?: string };
   /** Shown in a header above the output, never cut. */
@@ -69,9 +77,9 @@ export interface ShapePolicy {
   stackTraces?: boolean;
 }
 
-/** A `Map` or anything with `set(id, text)` and `get(id)`. */
+/** A `Map` or anything with `set(id, record)` and `get(id)` (synchronous). */
 export interface PageStoreLike {
-  set(id: string, text: string): unknown;
+  set(id: string, record: string): unknown;
   get(id: string): string | undefined | null | unknown;
 }
 
@@ -101,9 +109,9 @@ export interface PackOptions {
   /** Where the text for `get_more` goes (default: the module's bounded store). */
   store?: PageStoreLike;
   /**
-   * Keep nothing in the module: return the text to page through as `result.stored`, for a
-   * store only you can write (an async KV: `await kv.put(stored.id, stored.text)`, then
-   * `getMoreFrom`).
+   * Keep nothing in the module: return the page record as `result.stored`, for a store
+   * only you can write (an async KV: `await kv.put(stored.id, stored.record)`, then
+   * `getMoreFrom(record, id, offset)`).
    */
   returnStored?: boolean;
   /**
@@ -174,8 +182,11 @@ export interface PackResult {
   receipts: Receipt[];
   shape: ShapeReport;
   pattern: string;
-  /** With `returnStored`: the full redacted text `get_more` pages through, when cut. */
-  stored?: { id: string; text: string };
+  /**
+   * With `returnStored`, when cut: the page record to keep under `id` (the full redacted
+   * text `get_more` pages through, after a header line with its page size).
+   */
+  stored?: { id: string; page_bytes: number; record: string };
   /** With `segments`: how the content was made from the result. */
   cut?: PackCut;
 }
@@ -362,7 +373,7 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
     let data = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
     let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("countTokens"));
     let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("store"));
-    let o: JsOptions = from_js(data.into(), "pack options")?;
+    let o: JsOptions = options_from(&data.into(), "pack options")?;
     let d = PackOptions::default();
     let sd = ShapeOptions::default();
     let shape = o.shape.unwrap_or_default();
@@ -425,41 +436,44 @@ fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
     // The text is read apart from the other fields with `encodeInto` (see `string_of`):
     // serde-wasm-bindgen copies strings a character at a time, which on a multi-megabyte
     // tool result costs more than packing it.
-    let text = match get(value, "text") {
-        t if t.is_undefined() || t.is_null() => None,
+    let string_field = |key: &str| match get(value, key) {
+        t if t.is_undefined() || t.is_null() => Ok(None),
         t => match t.dyn_ref::<js_sys::JsString>() {
             // Checked before the copy: every UTF-16 unit is at least one UTF-8 byte.
             Some(s) if s.length() as usize > pack::MAX_INPUT_BYTES => {
-                return Err(into_error(pack::PackError::TooLarge {
+                Err(into_error(pack::PackError::TooLarge {
                     bytes: u64::from(s.length()),
                     max: pack::MAX_INPUT_BYTES as u64,
                 }))
             }
-            Some(s) => Some(super::string_of(s)),
-            None => {
-                return Err(error_with_code(
-                    "invalid pack input: text must be a string",
-                    "invalid_argument",
-                ))
-            }
+            Some(s) => Ok(Some(super::string_of(s))),
+            None => Err(error_with_code(
+                &format!("invalid pack input: {key} must be a string"),
+                "invalid_argument",
+            )),
         },
     };
+    let text = string_field("text")?;
+    let raw = string_field("raw")?;
     let meta_obj = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
-    for key in ["json", "text"] {
+    for key in ["json", "text", "raw"] {
         let _ = js_sys::Reflect::delete_property(&meta_obj, &JsValue::from_str(key));
     }
     let mut meta: JsInputMeta = from_js(meta_obj.into(), "pack input")?;
     meta.text = text;
     let given = usize::from(meta.text.is_some())
         + usize::from(meta.binary.is_some())
+        + usize::from(raw.is_some())
         + usize::from(!json.is_undefined());
     if given != 1 {
         return Err(error_with_code(
-            "pack input needs exactly one of text, json, binary",
+            "pack input needs exactly one of text, json, binary, raw",
             "invalid_argument",
         ));
     }
-    let body = if let Some(t) = meta.text {
+    let body = if let Some(r) = raw {
+        Body::sniff(r)
+    } else if let Some(t) = meta.text {
         Body::Text(t)
     } else if let Some(b) = meta.binary {
         Body::Binary {
@@ -483,9 +497,65 @@ fn result_to_js(packed: &Packed) -> Result<JsPackResult, JsValue> {
     Ok(to_js(packed)?.unchecked_into())
 }
 
+/// A caller's `Map`-like object as the core's [`PageStore`]: it holds page records
+/// ([`StoredPage::to_record`]), so the page size travels with the text.
+struct JsPageStore<'a>(&'a JsValue);
+
+impl JsPageStore<'_> {
+    fn call(&self, name: &str, args: &[JsValue]) -> Result<JsValue, PageStoreError> {
+        let f = get(self.0, name).unchecked_into::<js_sys::Function>();
+        let out = match args {
+            [a] => f.call1(self.0, a),
+            [a, b] => f.call2(self.0, a, b),
+            _ => f.call0(self.0),
+        }
+        .map_err(|e| PageStoreError::Backend {
+            message: e
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .or_else(|| e.as_string())
+                .unwrap_or_else(|| "the store threw".into()),
+        })?;
+        if out.is_instance_of::<js_sys::Promise>() && name == "get" {
+            return Err(PageStoreError::Backend {
+                message: "the store's get returned a Promise; read the record yourself and call getMoreFrom".into(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl PageStore for JsPageStore<'_> {
+    fn put(&mut self, id: &str, page: StoredPage<'_>) -> Result<bool, PageStoreError> {
+        self.call(
+            "set",
+            &[JsValue::from_str(id), JsValue::from_str(&page.to_record())],
+        )?;
+        Ok(true)
+    }
+
+    fn get(&self, id: &str) -> Result<Option<StoredPage<'_>>, PageStoreError> {
+        let value = self.call("get", &[JsValue::from_str(id)])?;
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        let record = value
+            .as_string()
+            .ok_or_else(|| PageStoreError::InvalidRecord {
+                id: id.to_string(),
+                why: "it is not a string".into(),
+            })?;
+        let page = StoredPage::from_record(id, &record)?;
+        Ok(Some(StoredPage {
+            text: std::borrow::Cow::Owned(page.text.into_owned()),
+            page_bytes: page.page_bytes,
+        }))
+    }
+}
+
 /// Packs one tool result: redact, shape, cut to the budget, envelope, span record. When the
 /// content was cut, the full redacted text is kept for `getMore` (the module's bounded store,
-/// or `options.store`).
+/// or `options.store`), with its page size.
 #[wasm_bindgen]
 pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPackResult, JsValue> {
     let result = parse_input(input)?;
@@ -497,38 +567,47 @@ pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPac
     let store_limit = (!parsed.return_stored && parsed.store.is_none()).then_some(store_max);
     let mut packed = pack::pack(&result, &parsed.opts, &registry, counter_ref, store_limit)
         .map_err(into_error)?;
-    keep(&mut packed, &result.tool, &parsed)?;
+    let stored = keep(&mut packed, &parsed)?;
     // JavaScript slices its strings in UTF-16 units.
     packed.cut = (packed.cut.take()).map(|c| c.into_utf16_offsets(&packed.envelope.content));
-    result_to_js(&packed)
+    let out = result_to_js(&packed)?;
+    if let Some(value) = stored {
+        js_sys::Reflect::set(&out, &JsValue::from_str("stored"), &value)?;
+    }
+    Ok(out)
 }
 
-/// Where the text to page through goes: the caller's `store`, back to the caller
-/// (`returnStored`), or the module's store (borrowed only to put it there).
-fn keep(packed: &mut Packed, tool: &str, parsed: &Parsed) -> Result<(), JsValue> {
-    if parsed.return_stored {
-        return Ok(());
-    }
-    // Kept by the module or the caller's store: not copied back across the boundary.
+/// Where the text to page through goes: the caller's `store` (as a page record), back to
+/// the caller (`returnStored`: the page record, returned for the caller to keep), or the
+/// module's store (borrowed only to put it there). Never copied back across the boundary
+/// otherwise.
+fn keep(packed: &mut Packed, parsed: &Parsed) -> Result<Option<JsValue>, JsValue> {
     let Some(s) = packed.stored.take() else {
-        return Ok(());
+        return Ok(None);
     };
+    if parsed.return_stored {
+        let record = StoredPage {
+            text: std::borrow::Cow::Borrowed(&s.text),
+            page_bytes: s.page_bytes,
+        }
+        .to_record();
+        let value = to_js(&serde_json::json!({
+            "id": s.id, "page_bytes": s.page_bytes, "record": record
+        }))?;
+        return Ok(Some(value));
+    }
     match &parsed.store {
         Some(store) => {
-            let set = get(store, "set").unchecked_into::<js_sys::Function>();
-            set.call2(
-                store,
-                &JsValue::from_str(&s.id),
-                &JsValue::from_str(&s.text),
-            )?;
+            pack::keep(&mut JsPageStore(store), &s).map_err(into_error)?;
         }
         None => {
             packed.stored = Some(s);
-            with_packer_mut(|p| p.keep(packed, tool, &parsed.opts))?;
+            let kept = with_packer_mut(|p| p.keep(packed))?;
             packed.stored = None;
+            kept.map_err(into_error)?;
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Reads the module's packer. `try_borrow`, so that a call made while another holds it
@@ -567,19 +646,8 @@ fn exit_code_of(n: f64) -> Result<i64, JsValue> {
     }
 }
 
-/// A size in bytes from JS: a positive integer that fits in memory.
-fn size_of(n: f64, what: &str) -> Result<usize, JsValue> {
-    if n.is_finite() && n.fract() == 0.0 && n >= 1.0 && n <= u32::MAX as f64 {
-        Ok(n as usize)
-    } else {
-        Err(error_with_code(
-            &format!("{what} must be a positive integer of at most 4294967295, got {n}"),
-            "invalid_argument",
-        ))
-    }
-}
-
-/// The next page of a result `pack` cut, as the observation of a `get_more` call.
+/// The next page of a result `pack` cut, as the observation of a `get_more` call, from the
+/// module's store or `options.store`, at the page size kept with it.
 #[wasm_bindgen(js_name = getMore)]
 pub fn get_more(
     id: &str,
@@ -591,45 +659,35 @@ pub fn get_more(
     let offset = offset_of(offset)?;
     let call_id = call_id.unwrap_or_else(|| id.to_string());
     let packed = match &parsed.store {
-        None => {
-            with_packer(|p| p.get_more(id, offset, &call_id, &parsed.opts))?.map_err(into_error)?
-        }
-        Some(store) => {
-            let getter = get(store, "get").unchecked_into::<js_sys::Function>();
-            let text = getter
-                .call1(store, &JsValue::from_str(id))?
-                .as_string()
-                .ok_or_else(|| into_error(pack::PackError::NotFound(id.to_string())))?;
-            let size = match parsed.opts.page_bytes {
-                Some(n) => n,
-                None => with_packer(|p| p.registry.default.page_bytes())?,
-            };
-            pack::get_more_from(&text, id, offset, &call_id, size, &parsed.opts)
-                .map_err(into_error)?
-        }
-    };
+        None => with_packer(|p| p.get_more(id, offset, &call_id, &parsed.opts))?,
+        Some(store) => pack::get_more_in(&JsPageStore(store), id, offset, &call_id, &parsed.opts),
+    }
+    .map_err(into_error)?;
     result_to_js(&packed)
 }
 
-/// A page of `text` (a stored full result, e.g. read back from a KV) as the observation of a
-/// `get_more` call: at most `pageBytes` bytes, trailer included.
+/// A page of a page record (`result.stored.record` of a `returnStored` pack, read back from
+/// a KV) as the observation of a `get_more` call, at the page size the record holds
+/// (`options.pageBytes` overrides it).
 #[wasm_bindgen(js_name = getMoreFrom)]
 pub fn get_more_from(
-    text: &str,
+    record: &str,
     id: &str,
     offset: f64,
-    page_bytes: f64,
     call_id: Option<String>,
     options: Option<JsPackOptions>,
 ) -> Result<JsPackResult, JsValue> {
     let parsed = parse_options(options)?;
     let call_id = call_id.unwrap_or_else(|| id.to_string());
+    let page =
+        StoredPage::from_record(id, record).map_err(|e| into_error(pack::PackError::Store(e)))?;
+    let size = parsed.opts.page_bytes.unwrap_or(page.page_bytes);
     let packed = pack::get_more_from(
-        text,
+        &page.text,
         id,
         offset_of(offset)?,
         &call_id,
-        size_of(page_bytes, "pageBytes")?,
+        size,
         &parsed.opts,
     )
     .map_err(into_error)?;
@@ -650,7 +708,7 @@ fn offset_of(offset: f64) -> Result<u64, JsValue> {
 /// Declares a tool in the module's registry (its kind and its maximum observation size).
 #[wasm_bindgen(js_name = registerTool)]
 pub fn register_tool(name: &str, spec: JsToolSpec) -> Result<(), JsValue> {
-    let s: JsSpec = from_js(spec.into(), "tool spec")?;
+    let s: JsSpec = options_from(spec.as_ref(), "tool spec")?;
     let d = ToolSpec::default();
     let spec = ToolSpec {
         kind: s.kind,
@@ -686,7 +744,6 @@ pub fn page_store_stats() -> Result<JsPageStoreStats, JsValue> {
 #[wasm_bindgen]
 pub struct StreamPacker {
     inner: Option<pack::StreamPacker>,
-    tool: String,
     parsed: Parsed,
     scratch: Vec<u8>,
 }
@@ -713,7 +770,6 @@ impl StreamPacker {
                 .map_err(into_error)?;
         Ok(StreamPacker {
             inner: Some(inner),
-            tool: tool.to_string(),
             parsed,
             scratch: Vec::new(),
         })
@@ -767,8 +823,12 @@ impl StreamPacker {
         let mut packed = inner
             .finish(exit_code, timed_out.unwrap_or(false))
             .map_err(into_error)?;
-        keep(&mut packed, &self.tool, &self.parsed)?;
-        result_to_js(&packed)
+        let stored = keep(&mut packed, &self.parsed)?;
+        let out = result_to_js(&packed)?;
+        if let Some(value) = stored {
+            js_sys::Reflect::set(&out, &JsValue::from_str("stored"), &value)?;
+        }
+        Ok(out)
     }
 }
 

@@ -7,16 +7,11 @@ use wasm_bindgen::JsCast;
 
 use super::canonical::json_text_of;
 use super::pack::{JsJsonValue, JsPolicy, JsRedactPolicy, JsRedacted, JsRedactedJson};
-use super::{error_with_code, from_js, into_error, to_js};
+use super::{error_with_code, into_error, options_of, to_js};
 use toolslice::redact::{Policy, Redactor};
 
 fn policy(value: Option<JsRedactPolicy>) -> Result<Redactor, JsValue> {
-    let policy: Policy = match value {
-        Some(v) if !v.is_undefined() && !v.is_null() => {
-            from_js::<JsPolicy>(v.into(), "redaction policy")?.into_core()
-        }
-        _ => Policy::default(),
-    };
+    let policy: Policy = options_of::<JsPolicy>(value, "redaction policy")?.into_core();
     Redactor::new(&policy).map_err(into_error)
 }
 

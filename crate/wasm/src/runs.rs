@@ -43,7 +43,7 @@ extern "C" {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 struct Names {
     left_name: Option<String>,
     right_name: Option<String>,

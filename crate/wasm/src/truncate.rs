@@ -11,9 +11,8 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::canonical::json_text_of;
 use super::check::JsInput;
-use super::{bytes_of, error_with_code, from_js, into_error, string_of, to_js};
+use super::{bytes_of, error_with_code, from_js, into_error, options_of, string_of, to_js};
 use toolslice::truncate::{
     self, AuditRecord, Budget, Fetch, FileOptions, JsonOptions, Options, Pattern, TerminalOptions,
     TokenCounter, ToolKind,
@@ -55,7 +54,11 @@ export interface TruncateOptions {
   timedOut?: boolean;
   /** The command that ran, for the header. */
   command?: string;
-  /** Prepend `Tool:`, `Command:`, `Exit code:`, `Output:`; the budget covers it. */
+  /**
+   * Prepend `Tool:`, `Command:`, `Exit code:`, `Output:`; the budget covers it. Default: the
+   * rule `pack` uses, on when `exitCode`, `timedOut` or `command` is given or `kind` is
+   * `"terminal"`.
+   */
   header?: boolean;
   /** Markers then say `get_more(id="<id>", offset=<offset + position>)`. */
   fetch?: { id: string; offset?: number; tool?: string };
@@ -238,6 +241,14 @@ impl JsOptions {
         let fd = FileOptions::default();
         let j = self.json.unwrap_or_default();
         let jd = JsonOptions::default();
+        let header = self.header.unwrap_or_else(|| {
+            truncate::header_by_default(
+                self.kind,
+                self.exit_code,
+                self.timed_out.unwrap_or(false),
+                self.command.as_deref(),
+            )
+        });
         Options {
             pattern: self.pattern.unwrap_or(d.pattern),
             budget: self.budget.unwrap_or(d.budget),
@@ -246,7 +257,7 @@ impl JsOptions {
             exit_code: self.exit_code,
             timed_out: self.timed_out.unwrap_or(false),
             command: self.command,
-            header: self.header.unwrap_or(false),
+            header,
             fetch: self.fetch.map(|f| Fetch {
                 id: f.id,
                 offset: f.offset,
@@ -306,24 +317,10 @@ fn message_of(thrown: &JsValue) -> String {
         .unwrap_or_else(|| "the token counter threw".to_string())
 }
 
-/// Reads the options through `JSON.stringify` and serde_json rather than
-/// serde-wasm-bindgen: the latter reads only the fields it knows, so a misspelt option
-/// (`budgte`) would be ignored silently; here it is an `invalid_argument` error.
+/// The options through the binding's strict decoder: a misspelt option (`budgte`) is an
+/// `invalid_options` error naming it and the accepted keys, never ignored.
 fn options(value: Option<JsTruncateOptions>) -> Result<Options, JsValue> {
-    let invalid = |m: String| {
-        error_with_code(
-            &format!("invalid truncate options: {m}"),
-            "invalid_argument",
-        )
-    };
-    let opts: JsOptions = match value {
-        Some(v) if !v.is_undefined() && !v.is_null() => {
-            let text = json_text_of(&v).map_err(|e| invalid(message_of(&e)))?;
-            serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?
-        }
-        _ => JsOptions::default(),
-    };
-    Ok(opts.into_core())
+    Ok(options_of::<JsOptions>(value, "truncate options")?.into_core())
 }
 
 /// Cuts a tool result to its budget. `input` is a string or UTF-8 bytes (invalid sequences

@@ -262,7 +262,7 @@ fn counter_errors_and_budget_errors_have_codes() {
     )
     .err()
     .unwrap();
-    assert_eq!(code_of(err), "invalid_argument");
+    assert_eq!(code_of(err), "invalid_options");
 
     let err = truncate_js(
         &input(log.as_str()),

@@ -15,8 +15,7 @@ use serde_json::{json, Map, Value};
 
 use super::messages;
 use super::model::{clean_id, Captured};
-use super::otlp::OtelSpan;
-use super::semconv::{as_text, indexed, Read};
+use super::otel::{as_text, indexed, OtelSpan, Read};
 
 const NOT_RECORDED: &str = "is not recorded (an opt-in attribute: turn on content capture in the \
      instrumentation, e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)";

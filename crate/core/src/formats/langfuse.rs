@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
-use super::semconv::as_text;
+use super::otel::as_text;
 use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
 

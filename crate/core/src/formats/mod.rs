@@ -64,6 +64,7 @@ mod messages;
 mod model;
 mod openai_agents;
 mod openinference;
+mod otel;
 mod otlp;
 mod reader;
 pub(crate) use reader::json_error;

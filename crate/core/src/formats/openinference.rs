@@ -18,8 +18,7 @@ use serde_json::{json, Value};
 
 use super::messages;
 use super::model::{clean_id, Captured, ToolMessage};
-use super::otlp::OtelSpan;
-use super::semconv::{as_text, indexed, Read};
+use super::otel::{as_text, indexed, OtelSpan, Read};
 
 pub(crate) const SPAN_KIND: &str = "openinference.span.kind";
 

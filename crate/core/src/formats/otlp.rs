@@ -23,37 +23,9 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::model::Times;
+use super::otel::{OtelEvent, OtelSpan};
 use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
-
-/// A span of an OTLP export, with its attributes as plain JSON values.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct OtelSpan {
-    pub trace_id: Option<String>,
-    pub span_id: Option<String>,
-    pub parent_id: Option<String>,
-    pub name: Option<String>,
-    pub times: Times,
-    /// `ok`, `error`, `unfinished` (no end time), or `None` when unset.
-    pub status: Option<String>,
-    pub attrs: BTreeMap<String, Value>,
-    pub events: Vec<OtelEvent>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub(crate) struct OtelEvent {
-    pub name: String,
-    pub attrs: BTreeMap<String, Value>,
-}
-
-impl OtelSpan {
-    pub fn attr(&self, key: &str) -> Option<&Value> {
-        self.attrs.get(key).filter(|v| !v.is_null())
-    }
-    pub fn attr_str(&self, key: &str) -> Option<&str> {
-        self.attr(key).and_then(Value::as_str)
-    }
-}
 
 /// The one key that says a JSON object is an OTLP export request.
 pub(crate) fn is_request(obj: &Map<String, Value>) -> bool {

@@ -21,12 +21,14 @@
 
 mod classify;
 mod compare;
+mod filter;
 mod stream;
 
 pub use classify::{
     classify_hop, mutation_hop, AdapterChange, HopRow, MutationHop, RedactionReceipt,
 };
 pub use compare::{compare_runs, PolicyDrift, RowComparison, RowVerdict, RunComparison};
+pub use filter::{mutations_only, Filtered};
 pub use stream::{HopStream, DEFAULT_CANONICAL_LIMIT};
 
 impl From<crate::redact::Receipt> for RedactionReceipt {

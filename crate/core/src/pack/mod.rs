@@ -40,6 +40,7 @@
 
 mod registry;
 pub mod shape;
+mod sniff;
 mod store;
 mod stream;
 
@@ -59,7 +60,10 @@ use crate::truncate::{
 
 pub use registry::{Kind, Registry, ToolSpec, DEFAULT_MAX_BYTES};
 pub use shape::{ShapeOptions, ShapeReport};
-pub use store::{page, Page, PageStore, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES};
+pub use store::{
+    get_more_in, keep, page, MemoryPageStore, Page, PageStore, PageStoreError, StoredPage,
+    DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES,
+};
 pub use stream::{StreamPacker, DEFAULT_STREAM_CAP};
 
 /// The packer's name and version, written into `prompt_builder_version`.
@@ -296,11 +300,13 @@ impl Cut {
     }
 }
 
-/// The text `get_more` pages through.
+/// The text `get_more` pages through, and the page size to cut it at (the options'
+/// `page_bytes`, else the tool's registered one), kept together by every page store.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stored {
     pub id: String,
     pub text: String,
+    pub page_bytes: usize,
 }
 
 /// Why a pack failed.
@@ -324,6 +330,8 @@ pub enum PackError {
     },
     /// A JSON body that is not JSON.
     InvalidJson(String),
+    /// The page store failed or holds something that is not a stored page.
+    Store(PageStoreError),
 }
 
 impl fmt::Display for PackError {
@@ -356,6 +364,7 @@ impl PackError {
                 "tool result of {bytes} bytes is larger than the {max} bytes pack accepts; stream it (StreamPacker) or narrow it"
             ),
             PackError::InvalidJson(m) => write!(f, "json: {m}"),
+            PackError::Store(e) => write!(f, "{e}"),
         };
         out
     }
@@ -373,6 +382,7 @@ impl Coded for PackError {
             PackError::NotFound(_) => "not_found",
             PackError::TooLarge { .. } => "too_large",
             PackError::InvalidJson(_) => "invalid_json",
+            PackError::Store(e) => e.code(),
         }
     }
 }
@@ -629,7 +639,12 @@ pub(crate) fn pack_with(
 
     // 2. The truncation options: a header above terminal output (exit code outside the
     //    cut), the fetch call when the rest can be paged.
-    let header = result.exit_code.is_some() || result.timed_out || kind == Some(Kind::Terminal);
+    let header = truncate::header_by_default(
+        kind.map(tool_kind),
+        result.exit_code,
+        result.timed_out,
+        result.command.as_deref(),
+    );
     let can_store = plan.pageable && plan.store_limit.is_none_or(|max| text.len() <= max);
     let mut topts = truncate::Options::new(truncate::Pattern::Auto, plan.budget);
     topts.tool = Some(shown.tool.clone());
@@ -700,6 +715,10 @@ pub(crate) fn pack_with(
                     stored = Some(Stored {
                         id: shown.call_id.clone(),
                         text: text.clone(),
+                        page_bytes: opts
+                            .page_bytes
+                            .unwrap_or_else(|| registry.spec(&result.tool).page_bytes())
+                            .max(1),
                     });
                 }
                 envelope.content = t.text;
@@ -958,21 +977,16 @@ fn span_record(
 #[derive(Debug, Clone, Default)]
 pub struct Packer {
     pub registry: Registry,
-    pub store: PageStore,
-    /// The page size of each stored result's tool.
-    page_sizes: std::collections::HashMap<String, usize>,
+    pub store: MemoryPageStore,
 }
 
 impl Packer {
-    pub fn new(registry: Registry, store: PageStore) -> Packer {
-        Packer {
-            registry,
-            store,
-            page_sizes: Default::default(),
-        }
+    pub fn new(registry: Registry, store: MemoryPageStore) -> Packer {
+        Packer { registry, store }
     }
 
-    /// Packs a result and keeps its full redacted text for `get_more` when it was cut.
+    /// Packs a result and keeps its full redacted text (with its page size) for
+    /// `get_more` when it was cut.
     pub fn pack(
         &mut self,
         result: &ToolResult,
@@ -986,7 +1000,7 @@ impl Packer {
             counter,
             Some(self.store.max_bytes),
         )?;
-        self.keep(&packed, &result.tool, opts);
+        self.keep(&packed)?;
         Ok(packed)
     }
 
@@ -1009,17 +1023,13 @@ impl Packer {
         )
     }
 
-    /// Stores what a pack (or a finished stream) of `tool` left to page through.
-    pub fn keep(&mut self, packed: &Packed, tool: &str, opts: &PackOptions) {
+    /// Stores what a pack (or a finished stream) left to page through, with its page size.
+    pub fn keep(&mut self, packed: &Packed) -> Result<(), PackError> {
         if let Some(s) = &packed.stored {
-            self.store.put(&s.id, s.text.clone());
-            let size = opts
-                .page_bytes
-                .unwrap_or_else(|| self.registry.spec(tool).page_bytes());
-            let store = &self.store;
-            self.page_sizes.retain(|id, _| store.get(id).is_some());
-            self.page_sizes.insert(s.id.clone(), size);
+            // `pack` offered paging only for a text the store can hold, so this keeps it.
+            keep(&mut self.store, s).map_err(PackError::Store)?;
         }
+        Ok(())
     }
 
     /// The next page of a stored result, packed as the observation of a `get_more` call.
@@ -1030,17 +1040,7 @@ impl Packer {
         call_id: &str,
         opts: &PackOptions,
     ) -> Result<Packed, PackError> {
-        let text = self
-            .store
-            .get(id)
-            .ok_or_else(|| PackError::NotFound(id.to_string()))?;
-        let size = opts.page_bytes.unwrap_or_else(|| {
-            self.page_sizes
-                .get(id)
-                .copied()
-                .unwrap_or_else(|| self.registry.default.page_bytes())
-        });
-        get_more_from(text, id, offset, call_id, size, opts)
+        get_more_in(&self.store, id, offset, call_id, opts)
     }
 }
 

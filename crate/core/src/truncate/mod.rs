@@ -217,6 +217,19 @@ impl Default for JsonOptions {
     }
 }
 
+/// Whether output gets the `Tool: / Command: / Exit code: / Output:` header when the caller
+/// does not say: when there is an outcome or a command to show (they are never cut, so they
+/// must be above the cut), or the output is a terminal's. The one rule for `pack`,
+/// `truncate` (JS `header` absent), the CLI and the page, which each used to decide it.
+pub fn header_by_default(
+    kind: Option<ToolKind>,
+    exit_code: Option<i64>,
+    timed_out: bool,
+    command: Option<&str>,
+) -> bool {
+    exit_code.is_some() || timed_out || command.is_some() || kind == Some(ToolKind::Terminal)
+}
+
 /// What to cut, to what budget, and what travels beside the text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

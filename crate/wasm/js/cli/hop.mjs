@@ -84,38 +84,11 @@ export async function run(args, { toolslice, stdout, stderr }) {
   return 0;
 }
 
-/** The rows of a log that are not no_payload_mutation, as compact JSON lines. */
+/** The rows of a log that are not no_payload_mutation (the core's filter), printed. */
 async function filter(toolslice, file, stdout, stderr) {
   const name = file === undefined || file === '-' ? 'stdin' : file;
-  const text = (await readAll(file)).toString('utf8');
-  const out = [];
-  let bad = 0;
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '') return;
-    let row;
-    try {
-      row = JSON.parse(line);
-    } catch (err) {
-      bad++;
-      stderr.write(`toolslice: ${name}:${i + 1}: not JSON: ${err.message}\n`);
-      return;
-    }
-    if (!row || typeof row !== 'object' || typeof row.mutation_hop !== 'string') {
-      bad++;
-      stderr.write(`toolslice: ${name}:${i + 1}: not a hop row (no mutation_hop)\n`);
-      return;
-    }
-    try {
-      const recomputed = toolslice.recomputeHop(row);
-      if (recomputed !== row.mutation_hop) {
-        stderr.write(`toolslice: ${name}:${i + 1}: mutation_hop is ${row.mutation_hop} but its hashes say ${recomputed}\n`);
-      }
-    } catch {
-      // A row without the digest fields cannot be rechecked; the filter still applies.
-    }
-    if (row.mutation_hop !== 'no_payload_mutation') out.push(JSON.stringify(row) + '\n');
-  });
-  await write(stdout, out.join(''));
-  return bad ? 1 : 0;
+  const result = toolslice.filterHopRows(await readAll(file), name);
+  for (const note of result.notes) stderr.write(`toolslice: ${note}\n`);
+  await write(stdout, result.rows);
+  return result.invalid ? 1 : 0;
 }

@@ -60,16 +60,9 @@ export async function run(args, { toolslice, stdout }) {
 
   const raw = (await readAll('-')).toString('utf8');
   const input = { tool: values.tool ?? 'tool', callId: values['call-id'] ?? 'call_1' };
-  let json;
-  if (!values.text) {
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      json = undefined;
-    }
-  }
-  if (json !== undefined) input.json = json;
-  else input.text = raw;
+  // JSON or text is the core's decision (`raw`), the same for every front end.
+  if (values.text) input.text = raw;
+  else input.raw = raw;
   if (exitCode !== undefined) input.exitCode = exitCode;
   if (values.command !== undefined) input.command = values.command;
 

@@ -83,8 +83,8 @@ export async function run(args, { toolslice, stdout }) {
   } else if (values['fetch-offset'] !== undefined) {
     throw new UsageError('--fetch-offset needs --fetch-id');
   }
-  const outcome = exitCode !== undefined || values.command !== undefined || values['timed-out'];
-  options.header = Boolean(outcome && !values['no-header']);
+  // Whether to show the header is the core's rule (header_by_default); the CLI only turns it off.
+  if (values['no-header']) options.header = false;
 
   const input = await readAll(positionals[0]);
   const result = toolslice.truncate(input, options);

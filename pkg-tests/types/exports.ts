@@ -1,0 +1,107 @@
+// Every export of `toolslice` and `toolslice/check`, called with typed arguments and its
+// result used at its declared type. `tsc --noEmit -p types/tsconfig.json` (scripts/test)
+// fails when a declaration drifts from what the Rust binding takes or returns, when the
+// generated .d.ts does not type-check, or when an export is added or removed without this
+// file following (the mapped types below demand one entry per export, no more).
+import * as ts from 'toolslice';
+import * as check from 'toolslice/check';
+import type {
+  AuditRecord, BodyAction, CanonicalResult, CheckReport, Conversion, GateProblem, HopRow,
+  JsonValue, ManifestDiff, ManifestEntry, MutationHop, PackInput, PackOptions, PackResult,
+  PageStoreStats, ReadBack, Redacted, RedactedJson, RunComparison, RunDiff, SpanRunDiff,
+  ToolSpan, Truncation, TruncateOptions, AuditSummary,
+} from 'toolslice';
+
+const text: string = 'line 1\nline 2\n';
+const bytes: Uint8Array = new TextEncoder().encode(text);
+const input: PackInput = { tool: 'bash', callId: 'c1', text, exitCode: 0, command: 'ls' };
+const packOptions: PackOptions = {
+  limit: 100, unit: 'bytes', kind: 'terminal', pageBytes: 200, pageable: true,
+  redact: { emails: true, disable: ['jwt'] }, shape: { dropKeys: ['raw'], html: true },
+  countTokens: (t: string) => t.length, store: new Map<string, string>(),
+};
+const truncateOptions: TruncateOptions = { budget: { bytes: 64 }, tool: 'bash', header: false };
+const span: ToolSpan = ts.toolSpan('t', { a: 1 }, '{"b":2}', 'ok', { form: 'jcs', json: false });
+const row: HopRow = ts.classifyHop(text, bytes, text, { runId: 'r', toolCallId: 'c', toolName: 't', redactions: [] });
+const entries: ManifestEntry[] = ts.manifest([span]);
+const audit: AuditRecord[] = [];
+
+type Entry = () => unknown;
+
+// One entry per export of the full module: calling it exercises the declared signature.
+const full: { [K in keyof typeof ts]: Entry } = {
+  default: () => ts.default,
+  initSync: () => ts.initSync,
+  start: () => ts.start,
+  pack: (): PackResult => ts.pack(input, packOptions),
+  getMore: (): PackResult => ts.getMore('c1', 0, 'c2', { pageBytes: 300 }),
+  getMoreFrom: (): PackResult => ts.getMoreFrom('record', 'c1', 0, null, { shortHashes: true }),
+  registerTool: (): void => ts.registerTool('bash', { kind: 'terminal', maxBytes: 4096, pageBytes: 1024, pageable: true }),
+  pageStoreStats: (): number => { const s: PageStoreStats = ts.pageStoreStats(); return s.entries + s.maxBytes; },
+  StreamPacker: (): PackResult => {
+    const s = new ts.StreamPacker('bash', 'c3', 'make', { limit: 512 });
+    s.push(bytes);
+    s.push(text);
+    const held: number = s.heldBytes + s.bytesRead;
+    return held >= 0 ? s.finish(0, false) : s.finish();
+  },
+  redact: (): string => { const r: Redacted = ts.redact(text, { usSsn: true }); return r.receipts[0]?.rule_id ?? r.text; },
+  redactJson: (): JsonValue => { const r: RedactedJson = ts.redactJson({ token: 'x' }, { secretKeys: ['token'] }); return r.value; },
+  truncate: (): Truncation => ts.truncate(text, truncateOptions, (t: string) => t.length),
+  auditSummary: (): AuditSummary => ts.auditSummary(audit),
+  estimateTokens: (): number => ts.estimateTokens(text),
+  isErrorLine: (): boolean => ts.isErrorLine('error: x'),
+  checkSpans: (): number => { const r: CheckReport = ts.checkSpans(text, { flaggedOnly: true, format: 'auto' }); return r.exitCode; },
+  Checker: (): string => {
+    const c = new ts.Checker({ format: 'spans' });
+    c.push(bytes);
+    const n: number = c.bytesRead + c.linesRead + c.spansRead;
+    const report: CheckReport = c.finish();
+    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total}`;
+  },
+  CheckReport: (): unknown => ts.CheckReport,
+  compareSpanRuns: (): SpanRunDiff => ts.compareSpanRuns(text, bytes),
+  convertToSpans: (): string => { const c: Conversion = ts.convertToSpans(text, { format: 'otlp' }); return c.jsonl; },
+  toolSpan: (): ToolSpan => span,
+  writeBodies: (): void => ts.writeBodies(new Map<string, string>(), span, { a: 1 }, '{"b":2}', { json: false }),
+  bodyAction: (): BodyAction => ts.bodyAction(span.args_sha256, '{"a":1}', null),
+  exportReady: (): GateProblem[] => ts.exportReady([span, { name: 'x' }], new Set<string>()),
+  manifest: (): ManifestEntry[] => entries,
+  diffManifests: (): ManifestDiff => ts.diffManifests(entries, []),
+  readBack: (): boolean => { const r: ReadBack = ts.readBack([span], [span]); return r.ok; },
+  classifyHop: (): HopRow => row,
+  recomputeHop: (): MutationHop => ts.recomputeHop(row),
+  compareRuns: (): RunComparison => ts.compareRuns([row], [row]),
+  filterHopRows: (): string => { const f = ts.filterHopRows(text, 'log'); return `${f.rows}${f.kept}${f.invalid}${f.notes.join()}`; },
+  HopStream: (): HopRow => {
+    const s = new ts.HopStream({ canonicalLimit: 1024 });
+    s.push(text);
+    return s.length > 0 ? s.close(text, bytes, { toolName: 't' }) : s.close(text, text);
+  },
+  diffRuns: (): RunDiff => ts.diffRuns(text, bytes, { leftName: 'a', rightName: 'b' }),
+  readRecords: (): JsonValue[] => ts.readRecords(text, 'f'),
+  canonicalize: (): string => ts.canonicalize('{"b":1,"a":2}', 'jcs'),
+  canonicalizeWithReport: (): string[] => { const r: CanonicalResult = ts.canonicalizeWithReport(bytes); return r.duplicate_keys; },
+  canonicalizeValue: (): string => ts.canonicalizeValue({ a: [1, 'x', null, true] }, 'python'),
+  sha256: (): Uint8Array => ts.sha256(bytes),
+  sha256Hex: (): string => ts.sha256Hex(text),
+  sha256Short: (): string => ts.sha256Short(new ArrayBuffer(8)),
+  sha256Batch: (): Uint8Array => ts.sha256Batch(bytes, new Uint32Array([bytes.length])),
+  sha256HexBatch: (): string => ts.sha256HexBatch(bytes, [bytes.length]),
+  sha256Many: (): string[] => ts.sha256Many([text, bytes]),
+  Sha256: (): string => { const h = new ts.Sha256(); h.update(text); return `${h.length}${h.digestHex()}`; },
+};
+
+// The check-only module: the same declarations for its smaller API.
+const small: { [K in keyof typeof check]: Entry } = {
+  default: () => check.default,
+  initSync: () => check.initSync,
+  start: () => check.start,
+  checkSpans: (): CheckReport => check.checkSpans(bytes, { flaggedOnly: false }),
+  Checker: (): CheckReport => new check.Checker().finish(),
+  CheckReport: (): unknown => check.CheckReport,
+  compareSpanRuns: (): SpanRunDiff => check.compareSpanRuns(text, text),
+  convertToSpans: (): Conversion => check.convertToSpans(bytes),
+};
+
+export const everything = [full, small];
