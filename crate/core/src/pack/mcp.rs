@@ -139,6 +139,8 @@ pub struct McpStored {
     /// The id `get_more` is called with.
     pub id: String,
     pub text: String,
+    /// UTF-8 bytes of `text` (what a store's byte bound counts).
+    pub bytes: usize,
     /// The page size of the tool that produced it.
     pub page_bytes: usize,
 }
@@ -578,6 +580,7 @@ pub fn pack_call_tool_result(
             stored.push(McpStored {
                 id: s.id.clone(),
                 text: s.text.clone(),
+                bytes: s.text.len(),
                 page_bytes: spec.page_bytes(),
             });
         }
