@@ -12,6 +12,7 @@
 // the larger results are redacted, cut, stored for get_more and spanned); through Node
 // running a pass-through proxy and `toolslice mcp-proxy`.
 import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { createServer } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -118,6 +119,7 @@ try {
 }
 
 const ms = (x) => `${x.toFixed(2)} ms`;
+const load = loadavg().map((x) => x.toFixed(1)).join(', ');
 const body = [
   'Added latency of the MCP packing proxy per `tools/call`, against a proxy doing nothing, in the same run. Upstream: an SDK `McpServer` (JSON responses, `pkg-tests/mcp/json-server.mjs`) whose `blob` tool returns the size below; a raw JSON-RPC POST timed to the last byte of the response, all on 127.0.0.1, routes interleaved, median of the runs shown. The packing proxy runs with the default budget (4096 bytes): it parses the response, redacts, cuts, stores the full text for `get_more` (in memory) and writes the span.',
   '',
@@ -127,6 +129,8 @@ const body = [
     (r) =>
       `| ${r.label} | ${r.runs} | ${ms(r.m.direct)} | ${ms(r.m['workerd pass-through'])} | ${ms(r.m['workerd packing'])} | **${ms(r.m['workerd packing'] - r.m['workerd pass-through'])}** | ${ms(r.m['Node pass-through'])} | ${ms(r.m['Node packing'])} | **${ms(r.m['Node packing'] - r.m['Node pass-through'])}** | ${r.injected} B, ${r.clip} |`,
   ),
+  '',
+  `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average at the end of the run: ${load}. Most of the added time on large results is the packer itself (redaction, the cut, SHA-256 of the 4 MiB observed text): see "Packing" above.`,
   '',
   'Command: `./scripts/bench` (this part alone: `./scripts/build && node scripts/bench-mcp.mjs`).',
 ].join('\n');

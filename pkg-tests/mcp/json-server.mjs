@@ -18,7 +18,7 @@ export function blobText(bytes) {
     const parts = [];
     let n = 0;
     for (let i = 0; n < bytes; i++) {
-      const line = `row ${i}: ${'abcdefghij'.repeat(4)} value=${(i * 7919) % 10007}\n`;
+      const line = `row ${i}: the quick brown fox jumps over the lazy dog, value=${(i * 7919) % 10007}\n`;
       parts.push(line);
       n += line.length;
     }

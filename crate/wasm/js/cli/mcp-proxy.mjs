@@ -47,6 +47,9 @@ export async function run(args, { toolslice, stdout, stderr }) {
   } catch {
     throw new UsageError(`--upstream must be a URL, got '${values.upstream}'`);
   }
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
+    throw new UsageError(`--upstream must be an http(s) URL, got '${values.upstream}'`);
+  }
   const port = intOption(values, 'port', { min: 0 }) ?? 0;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   let config = process.env.TOOLSLICE_MCP_CONFIG || undefined;
@@ -68,7 +71,7 @@ export async function run(args, { toolslice, stdout, stderr }) {
       sink: spansFile ? (spans) => appendFileSync(spansFile, spans.map((s) => JSON.stringify(s) + '\n').join('')) : undefined,
     });
   } catch (err) {
-    throw new UsageError(`${values.config ?? 'configuration'}: ${err.message}`);
+    throw new UsageError(`${values.config ?? '$TOOLSLICE_MCP_CONFIG'}: ${err.message}`);
   }
 
   const server = createServer(async (req, res) => {
@@ -79,11 +82,20 @@ export async function run(args, { toolslice, stdout, stderr }) {
       if (Array.isArray(v)) for (const x of v) headers.append(k, x);
       else if (v !== undefined) headers.set(k, v);
     }
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    // A POST body is one JSON-RPC message (or batch): read it whole, which costs less than
+    // a web stream over the socket. Other methods' bodies (rare) are streamed.
+    let body;
+    if (req.method === 'POST') {
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      body = Buffer.concat(chunks);
+    } else if (req.method !== 'GET' && req.method !== 'HEAD') {
+      body = Readable.toWeb(req);
+    }
     const request = new Request(new URL(req.url, `http://${req.headers.host ?? '127.0.0.1'}`), {
       method: req.method,
       headers,
-      body: hasBody ? Readable.toWeb(req) : undefined,
+      body,
       duplex: 'half',
       signal: controller.signal,
     });
