@@ -248,6 +248,23 @@ test('the MCP proxy in workerd, in front of server-everything', async (t) => {
   });
 });
 
+test('pages in a Workers KV namespace (workerd KV binding)', async (t) => {
+  const upstream = await startJsonServer();
+  t.after(() => upstream.stop());
+  process.env.MCP_UPSTREAM = upstream.url;
+  process.env.TOOLSLICE_MCP_CONFIG = JSON.stringify({ ...CONFIG, store: { ttl_seconds: 600 } });
+  delete process.env.TOOLSLICE_SPAN_SINK;
+  const proxy = await startWorkerd('../mcp/proxy-kv-config.capnp', ['kv']);
+  t.after(() => proxy.stop());
+  const { client } = await connect(`${proxy.base}/mcp`);
+  t.after(() => client.close());
+  const big = await client.callTool({ name: 'blob', arguments: { bytes: 50_000 } });
+  const read = await readAll(client, big);
+  assertReadOnce(blobText(50_000), read);
+  const entries = await (await fetch(`${proxy.sockets.kv}/__entries`)).json();
+  assert.deepEqual(entries, [{ key: `page:${read.id}`, bytes: 50_000, metadata: { pageBytes: 8192 }, ttl: 600 }]);
+});
+
 test('an upstream that does not answer is a JSON-RPC error naming it', async (t) => {
   const port = await freePort();
   process.env.MCP_UPSTREAM = `http://127.0.0.1:${port}/mcp`;
