@@ -292,7 +292,7 @@ test('toolslice mcp-proxy (Node) in front of an SDK server with JSON responses',
   const dir = mkdtempSync(join(tmpdir(), 'toolslice-mcp-'));
   const configFile = join(dir, 'config.json');
   const spansFile = join(dir, 'spans.jsonl');
-  writeFileSync(configFile, JSON.stringify(CONFIG));
+  writeFileSync(configFile, JSON.stringify({ ...CONFIG, store: { max_entries: 2 } }));
   const proc = spawn(process.execPath, [cli, 'mcp-proxy', '--upstream', upstream.url, '--config', configFile, '--spans', spansFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -327,8 +327,35 @@ test('toolslice mcp-proxy (Node) in front of an SDK server with JSON responses',
   assertReadOnce(blobText(100_000), read);
   assert.ok(read.pages >= 12, `${read.pages} pages of at most 8192 bytes`);
 
+  // A batch (with a notification) passes through; only its tools/call results are packed.
+  const hdr = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' };
+  const batch = JSON.stringify([
+    { jsonrpc: '2.0', id: 'small', method: 'tools/call', params: { name: 'blob', arguments: { bytes: 100 } } },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'none' } },
+    { jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { name: 'blob', arguments: { bytes: 9000 } } },
+    { jsonrpc: '2.0', id: 'p', method: 'ping' },
+  ]);
+  const viaProxy = await (await fetch(url, { method: 'POST', headers: hdr, body: batch })).json();
+  const viaDirect = await (await fetch(upstream.url, { method: 'POST', headers: hdr, body: batch })).json();
+  assert.equal(viaProxy.length, viaDirect.length);
+  const byId = (xs, id) => xs.find((m) => m.id === id);
+  assert.deepEqual(stripMeta(byId(viaProxy, 'small').result), byId(viaDirect, 'small').result);
+  assert.deepEqual(byId(viaProxy, 'p'), byId(viaDirect, 'p'));
+  const cut = byId(viaProxy, 'big').result;
+  assert.equal(cut._meta['toolslice/span'].observed_bytes, 9000);
+  assert.ok(Buffer.byteLength(cut.content[0].text) <= 4096);
+
+  // The store holds two results (store.max_entries): two more cut results evict the first.
+  for (const bytes of [20_000, 30_000]) {
+    const r = await client.callTool({ name: 'blob', arguments: { bytes } });
+    assert.equal(r._meta['toolslice/pack'].truncated, true);
+  }
+  const gone = await client.callTool({ name: 'get_more', arguments: { id: read.id, offset: read.parts[0].offset } });
+  assert.equal(gone.isError, true);
+  assert.match(gone.content[0].text, /evicted from the page store \(it keeps 16 MiB and 2 results, oldest evicted first/);
+
   const notes = spawnSync(process.execPath, [cli, 'check', spansFile], { encoding: 'utf8' });
   assert.equal(notes.status, 0, notes.stdout + notes.stderr);
-  assert.equal(readFileSync(spansFile, 'utf8').trim().split('\n').length, 2 + read.pages);
+  assert.equal(readFileSync(spansFile, 'utf8').trim().split('\n').length, 2 + read.pages + 2 + 3);
   assert.match(notes.stdout, /total=\d+/);
 });

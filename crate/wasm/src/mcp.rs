@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use super::canonical::json_text_of;
 use super::{error_with_code, from_js, into_error, string_of, to_js};
 use toolslice::pack::get_more::{self, Format};
-use toolslice::pack::mcp::{self, McpConfig, Pending};
+use toolslice::pack::mcp::{self, McpConfig, McpPages, Pending};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_MCP: &'static str = r#"
@@ -37,6 +37,8 @@ export interface McpConfig {
   /** The page store's bounds: bytes and entries (in-memory store), seconds (KV). */
   store?: { max_bytes?: number; max_entries?: number; ttl_seconds?: number };
 }
+
+export interface McpPageStats { entries: number; bytes: number; evicted: number; }
 
 export interface McpStoreBounds { maxBytes: number; maxEntries: number; ttlSeconds: number; }
 
@@ -91,6 +93,8 @@ extern "C" {
     pub type JsMcpMessageOutcome;
     #[wasm_bindgen(typescript_type = "McpPacked")]
     pub type JsMcpPacked;
+    #[wasm_bindgen(typescript_type = "McpPageStats")]
+    pub type JsMcpPageStats;
 }
 
 #[derive(Deserialize)]
@@ -108,6 +112,8 @@ struct JsPending {
 #[wasm_bindgen]
 pub struct McpPacker {
     config: McpConfig,
+    /// The in-module page store (used with `keep`; bounded by `config.store`).
+    pages: McpPages,
 }
 
 #[wasm_bindgen]
@@ -123,7 +129,8 @@ impl McpPacker {
         } else {
             McpConfig::parse(&json_text_of(&value)?).map_err(into_error)?
         };
-        Ok(McpPacker { config })
+        let pages = McpPages::new(&config.store);
+        Ok(McpPacker { config, pages })
     }
 
     /// The page store's bounds from the configuration.
@@ -143,12 +150,16 @@ impl McpPacker {
         Ok(to_js(&infos)?.unchecked_into())
     }
 
-    /// Packs the responses of an upstream message whose ids are pending.
+    /// Packs the responses of an upstream message whose ids are pending. With `keep`, cut
+    /// results go to the in-module page store (bounded by `store.max_bytes` and
+    /// `store.max_entries`, oldest evicted first) and `stored` comes back empty; without it,
+    /// the caller stores `stored` (a KV) and answers get_more with `getMore`.
     #[wasm_bindgen(js_name = packMessage)]
     pub fn pack_message(
-        &self,
+        &mut self,
         text: &js_sys::JsString,
         pending: JsMcpPendingMap,
+        keep: Option<bool>,
     ) -> Result<JsMcpMessageOutcome, JsValue> {
         let js: BTreeMap<String, JsPending> = from_js(pending.into(), "pending requests")?;
         let pending: BTreeMap<String, Pending> = js
@@ -164,8 +175,18 @@ impl McpPacker {
                 )
             })
             .collect();
-        let out =
+        let mut out =
             mcp::pack_message(&string_of(text), &pending, &self.config).map_err(into_error)?;
+        if keep.unwrap_or(false) {
+            for s in std::mem::take(&mut out.stored) {
+                let (id, bytes) = (s.id.clone(), s.bytes);
+                if !self.pages.put(s) {
+                    out.warnings.push(format!(
+                        "result {id} ({bytes} bytes) is larger than the page store; get_more will say so"
+                    ));
+                }
+            }
+        }
         Ok(to_js(&out)?.unchecked_into())
     }
 
@@ -180,23 +201,44 @@ impl McpPacker {
         page_bytes: usize,
         call_id: &str,
     ) -> Result<JsMcpPacked, JsValue> {
-        if !(offset.is_finite() && offset >= 0.0 && offset.fract() == 0.0) {
-            return Err(error_with_code(
-                "offset must be a non-negative integer",
-                "invalid_argument",
-            ));
-        }
+        let offset = offset_of(offset)?;
         let text = stored.as_ref().map(string_of);
         let packed = mcp::get_more_result(
             text.as_deref(),
             id,
-            offset as u64,
+            offset,
             page_bytes.max(1),
             call_id,
             &self.config,
         )
         .map_err(into_error)?;
         Ok(to_js(&packed)?.unchecked_into())
+    }
+
+    /// The answer to `get_more(id, offset)` from the in-module page store (see `keep`).
+    #[wasm_bindgen(js_name = getMoreKept)]
+    pub fn get_more_kept(
+        &self,
+        id: &str,
+        offset: f64,
+        call_id: &str,
+    ) -> Result<JsMcpPacked, JsValue> {
+        let offset = offset_of(offset)?;
+        let (text, page_bytes) = match self.pages.get(id) {
+            Some((t, p)) => (Some(t), p),
+            None => (None, 1),
+        };
+        let packed = mcp::get_more_result(text, id, offset, page_bytes, call_id, &self.config)
+            .map_err(into_error)?;
+        Ok(to_js(&packed)?.unchecked_into())
+    }
+
+    /// The in-module page store: entries, bytes held, evictions so far.
+    #[wasm_bindgen(getter, js_name = pageStats)]
+    pub fn page_stats(&self) -> Result<JsMcpPageStats, JsValue> {
+        let (entries, bytes, evicted) = self.pages.stats();
+        let v = serde_json::json!({ "entries": entries, "bytes": bytes, "evicted": evicted });
+        Ok(to_js(&v)?.unchecked_into())
     }
 
     /// A `get_more` call whose arguments are wrong: a tool error naming the argument.
@@ -210,6 +252,17 @@ impl McpPacker {
     #[wasm_bindgen(js_name = upstreamError)]
     pub fn upstream_error(&self, request: &str, upstream: &str, reason: &str) -> Option<String> {
         mcp::upstream_error(request, upstream, reason)
+    }
+}
+
+fn offset_of(offset: f64) -> Result<u64, JsValue> {
+    if offset.is_finite() && offset >= 0.0 && offset.fract() == 0.0 {
+        Ok(offset as u64)
+    } else {
+        Err(error_with_code(
+            "offset must be a non-negative integer",
+            "invalid_argument",
+        ))
     }
 }
 

@@ -41,8 +41,8 @@ use serde_json::{json, Map, Value};
 
 use super::get_more::{self, Format};
 use super::{
-    get_more_from, pack, Body, Kind, PackError, PackOptions, Packed, Registry, ShapeOptions,
-    ToolResult, ToolSpec, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES, GET_MORE,
+    get_more_from, pack, Body, Kind, PackError, PackOptions, Packed, PageStore, Registry,
+    ShapeOptions, ToolResult, ToolSpec, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES, GET_MORE,
 };
 use crate::hash::sha256;
 use crate::redact::{Policy, Receipt};
@@ -153,6 +153,47 @@ pub struct McpPacked {
     pub span: SpanRecord,
     /// Texts to put in the page store.
     pub stored: Vec<McpStored>,
+}
+
+/// The proxy's in-memory page store: the core's bounded [`PageStore`] (at most
+/// `store.max_bytes` of text and `store.max_entries` results, oldest evicted first) and each
+/// result's page size. Used when the platform gives the proxy no store of its own (Node,
+/// a worker without KV); the texts then never leave the module.
+#[derive(Debug, Clone)]
+pub struct McpPages {
+    store: PageStore,
+    page_bytes: std::collections::HashMap<String, usize>,
+}
+
+impl McpPages {
+    pub fn new(bounds: &StoreBounds) -> McpPages {
+        McpPages {
+            store: PageStore::new(bounds.max_bytes, bounds.max_entries),
+            page_bytes: Default::default(),
+        }
+    }
+
+    /// Keeps a cut result; false when it is larger than the whole store (not kept).
+    pub fn put(&mut self, stored: McpStored) -> bool {
+        let kept = self.store.put(&stored.id, stored.text);
+        let store = &self.store;
+        self.page_bytes.retain(|id, _| store.get(id).is_some());
+        if kept {
+            self.page_bytes.insert(stored.id, stored.page_bytes);
+        }
+        kept
+    }
+
+    /// The stored text of `id` and its page size.
+    pub fn get(&self, id: &str) -> Option<(&str, usize)> {
+        let text = self.store.get(id)?;
+        Some((text, self.page_bytes.get(id).copied().unwrap_or(1)))
+    }
+
+    /// Entries, bytes held, evictions so far.
+    pub fn stats(&self) -> (usize, usize, u64) {
+        (self.store.len(), self.store.bytes(), self.store.evicted())
+    }
 }
 
 /// What a proxy remembers of a request until its response arrives.
@@ -754,7 +795,7 @@ pub fn get_more_result(
         return Ok(tool_error(
             &format!(
                 "{GET_MORE}: no stored result for id {:?}: never cut, or evicted from the page store \
-                 (it keeps {} MiB and {} results, oldest evicted first, each for {} s). Call the tool again.",
+                 (it keeps {} MiB and {} results, oldest evicted first; in KV each for {} s). Call the tool again.",
                 id,
                 b.max_bytes >> 20,
                 b.max_entries,
@@ -1098,6 +1139,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("tools.a.max_bytes"), "{e}");
+    }
+
+    #[test]
+    fn the_memory_store_evicts_oldest_and_keeps_page_sizes() {
+        let bounds = StoreBounds {
+            max_bytes: 10,
+            max_entries: 8,
+            ttl_seconds: 60,
+        };
+        let mut pages = McpPages::new(&bounds);
+        let s = |id: &str, text: &str, page_bytes| McpStored {
+            id: id.into(),
+            text: text.into(),
+            bytes: text.len(),
+            page_bytes,
+        };
+        assert!(pages.put(s("a", "1234", 100)));
+        assert!(pages.put(s("b", "5678", 200)));
+        assert!(pages.put(s("c", "90ab", 300)));
+        assert_eq!(pages.get("a"), None);
+        assert_eq!(pages.get("b"), Some(("5678", 200)));
+        assert!(!pages.put(s("big", "x".repeat(11).as_str(), 1)));
+        assert_eq!(pages.stats(), (2, 8, 1));
     }
 
     #[test]

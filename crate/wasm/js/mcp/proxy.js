@@ -13,48 +13,6 @@
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer'];
 
 /**
- * The in-memory page store: at most `maxBytes` of stored text (UTF-8) and `maxEntries`
- * results; putting a new one evicts the oldest first. Per process (Node) or per isolate
- * (a worker), so pages do not survive a restart or reach another isolate: use KvPageStore
- * in production.
- */
-export class MemoryPageStore {
-  constructor({ maxBytes = 16 << 20, maxEntries = 256 } = {}) {
-    this.maxBytes = maxBytes;
-    this.maxEntries = maxEntries;
-    this.bytes = 0;
-    this.evicted = 0;
-    this.entries = new Map(); // insertion order = age
-  }
-
-  put(id, text, { bytes, pageBytes }) {
-    this.#remove(id);
-    if (bytes > this.maxBytes) return false;
-    while (this.entries.size && (this.bytes + bytes > this.maxBytes || this.entries.size >= this.maxEntries)) {
-      const [oldest] = this.entries.keys();
-      this.#remove(oldest);
-      this.evicted++;
-    }
-    this.entries.set(id, { text, bytes, pageBytes });
-    this.bytes += bytes;
-    return true;
-  }
-
-  get(id) {
-    const e = this.entries.get(id);
-    return e ? { text: e.text, pageBytes: e.pageBytes } : undefined;
-  }
-
-  #remove(id) {
-    const e = this.entries.get(id);
-    if (e) {
-      this.bytes -= e.bytes;
-      this.entries.delete(id);
-    }
-  }
-}
-
-/**
  * Pages in Workers KV: each cut result is one value (KV's limit is 25 MiB; the proxy
  * offers paging only for results up to the configured `store.max_bytes`, 16 MiB by
  * default), expiring after `ttlSeconds` (KV's minimum is 60). KV is eventually consistent
@@ -100,8 +58,11 @@ function passHeaders(headers) {
  * Creates the proxy. `toolslice` is the loaded package (its `McpPacker`); options:
  *   upstream  the MCP server's Streamable HTTP endpoint (http(s)://host/path)
  *   config    the packing configuration (object or JSON text; see McpConfig)
- *   store     a page store (`put(id, text, {bytes, pageBytes})`, `get(id)`), or a function
- *             that makes one from the configuration's bounds; default: a MemoryPageStore
+ *   store     a page store (`put(id, text, {bytes, pageBytes})`, `get(id)` ->
+ *             `{text, pageBytes}`), or a function that makes one from the configuration's
+ *             bounds; default: the packer's own bounded in-memory store (per process or
+ *             isolate: `store.max_bytes` of text, `store.max_entries` results, oldest evicted
+ *             first), whose texts never leave the wasm module
  *   sink      called with each batch of span records (`sink(spans)`); may return a promise
  *   log       called with each warning line (default console.warn)
  * Returns `{ fetch(request, ctx?), packer, store }`; `ctx.waitUntil` (a worker's) keeps the
@@ -113,7 +74,7 @@ export function createMcpProxy(toolslice, { upstream, config, store, sink, log =
   if (!/^https?:$/.test(upstreamUrl.protocol)) throw new Error(`mcp proxy: upstream must be http(s), got ${upstream}`);
   const packer = new toolslice.McpPacker(config);
   const bounds = packer.store;
-  const pages = typeof store === 'function' ? store(bounds) : (store ?? new MemoryPageStore(bounds));
+  const pages = typeof store === 'function' ? store(bounds) : (store ?? null);
   const name = upstreamUrl.href;
 
   function emit(spans, ctx) {
@@ -130,6 +91,7 @@ export function createMcpProxy(toolslice, { upstream, config, store, sink, log =
   }
 
   async function keep(stored) {
+    if (pages === null) return; // the packer kept them
     for (const s of stored) {
       const ok = await pages.put(s.id, s.text, { bytes: s.bytes, pageBytes: s.page_bytes });
       if (ok === false) log(`mcp proxy: result ${s.id} (${s.bytes} bytes) is larger than the page store; get_more will say so`);
@@ -140,7 +102,7 @@ export function createMcpProxy(toolslice, { upstream, config, store, sink, log =
   async function repack(text, pending, ctx) {
     let out;
     try {
-      out = packer.packMessage(text, pending);
+      out = packer.packMessage(text, pending, pages === null);
     } catch (err) {
       log(`mcp proxy: upstream message not packed (${err.message}); passed through unchanged`);
       return text;
@@ -159,8 +121,12 @@ export function createMcpProxy(toolslice, { upstream, config, store, sink, log =
       packed = packer.toolError(info.get_more.invalid.message, call);
     } else {
       const { id: pageId, offset } = info.get_more.page;
-      const entry = await pages.get(pageId);
-      packed = packer.getMore(entry?.text, pageId, offset, entry?.pageBytes ?? 4096, call);
+      if (pages === null) {
+        packed = packer.getMoreKept(pageId, offset, call);
+      } else {
+        const entry = await pages.get(pageId);
+        packed = packer.getMore(entry?.text ?? undefined, pageId, offset, entry?.pageBytes ?? 4096, call);
+      }
     }
     emit([packed.span], ctx);
     return { jsonrpc: '2.0', id, result: packed.result };
@@ -249,6 +215,7 @@ export function createMcpProxy(toolslice, { upstream, config, store, sink, log =
 
   return {
     packer,
+    /** The caller's page store, or null when the packer keeps the pages. */
     store: pages,
     async fetch(request, ctx) {
       try {
