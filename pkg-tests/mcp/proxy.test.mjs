@@ -345,6 +345,13 @@ test('toolslice mcp-proxy (Node) in front of an SDK server with JSON responses',
   assert.equal(cut._meta['toolslice/span'].observed_bytes, 9000);
   assert.ok(Buffer.byteLength(cut.content[0].text) <= 4096);
 
+  // A batch of get_more calls only is answered here, in order, each by its id.
+  const gm = (id, pageId, offset) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_more', arguments: { id: pageId, offset } } });
+  const pair = await (await fetch(url, { method: 'POST', headers: hdr, body: JSON.stringify([gm(10, read.id, read.parts[0].offset), gm('x', 'nope', 0)]) })).json();
+  assert.deepEqual(pair.map((m) => m.id), [10, 'x']);
+  assert.equal(pair[0].result.content[0].text, read.parts[1].page);
+  assert.equal(pair[1].result.isError, true);
+
   // The store holds two results (store.max_entries): two more cut results evict the first.
   for (const bytes of [20_000, 30_000]) {
     const r = await client.callTool({ name: 'blob', arguments: { bytes } });
@@ -356,6 +363,34 @@ test('toolslice mcp-proxy (Node) in front of an SDK server with JSON responses',
 
   const notes = spawnSync(process.execPath, [cli, 'check', spansFile], { encoding: 'utf8' });
   assert.equal(notes.status, 0, notes.stdout + notes.stderr);
-  assert.equal(readFileSync(spansFile, 'utf8').trim().split('\n').length, 2 + read.pages + 2 + 3);
+  assert.equal(readFileSync(spansFile, 'utf8').trim().split('\n').length, 2 + read.pages + 2 + 2 + 3);
   assert.match(notes.stdout, /total=\d+/);
+});
+
+test('toolslice mcp-proxy (Node) streams SSE answers from server-everything', async (t) => {
+  const upstream = await startEverything({ GITHUB_TOKEN: GH });
+  t.after(() => upstream.stop());
+  const proc = spawn(process.execPath, [cli, 'mcp-proxy', '--upstream', upstream.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => proc.kill());
+  let err = '';
+  proc.stderr.on('data', (d) => (err += d));
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.split('\n')[0]);
+    });
+    proc.once('exit', (code) => reject(new Error(`mcp-proxy exited ${code}: ${err}`)));
+  });
+  const { client, types } = await connect(url);
+  t.after(() => client.close());
+  const message = Array.from({ length: 300 }, (_, i) => `row ${i} password=${GH}`).join('\n');
+  const result = await client.callTool({ name: 'echo', arguments: { message } });
+  assert.ok(types.some((x) => x.method === 'POST' && x.type.startsWith('text/event-stream')), JSON.stringify(types));
+  const content = result.content[0].text;
+  assert.ok(Buffer.byteLength(content) <= 4096, 'the default budget');
+  assert.ok(!content.includes(SECRET_FRAGMENT));
+  const read = await readAll(client, result);
+  assert.ok(read.parts.every((p) => !(p.page ?? p.head).includes(SECRET_FRAGMENT)));
+  assert.equal(result._meta['toolslice/span'].clip_reason, 'tool_result_char_limit');
 });

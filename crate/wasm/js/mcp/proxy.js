@@ -1,7 +1,7 @@
 // The MCP packing proxy: Streamable HTTP between an MCP client and an MCP server, every
 // `tools/call` result packed on the way through. Shared by the edge worker (mcp/worker.js)
 // and `toolslice mcp-proxy` (cli/mcp-proxy.mjs); it uses only the Fetch API, streams and
-// the package's `McpPacker`, so it runs in workerd, Cloudflare Workers, Node and Deno.
+// the package's `McpPacker`, so it runs in workerd, Cloudflare Workers and Node.
 //
 // This file is transport: HTTP in and out, SSE framing, the page store's I/O. Which
 // messages change and how (pack a result, add get_more to tools/list, answer get_more,
@@ -165,13 +165,12 @@ export function createMcpProxy(toolslice, { upstream, config, store, sink, log =
     }
 
     // get_more: answered here, never sent upstream.
+    // (A batch only when every message in it is a get_more call.)
     if (infos && infos.length > 0 && infos.every((i) => i.get_more)) {
       const msg = JSON.parse(text);
-      const ids = (Array.isArray(msg) ? msg : [msg]).filter((m) => m && m.id != null);
-      const notifications = Array.isArray(msg) && msg.length !== ids.length;
-      if (!notifications) {
+      if ((Array.isArray(msg) ? msg.length : 1) === infos.length) {
         const answers = [];
-        for (let k = 0; k < infos.length; k++) answers.push(await answerGetMore(infos[k], ids[k].id, ctx));
+        for (const info of infos) answers.push(await answerGetMore(info, JSON.parse(info.key), ctx));
         return jsonResponse(Array.isArray(msg) ? answers : answers[0]);
       }
     }
