@@ -428,21 +428,22 @@ fn base64_len(data: &str) -> u64 {
 /// that fits its equal share gets the whole share as its limit (redaction may lengthen it
 /// a little) and is charged its size; a larger item gets the share, at least [`MIN_SHARE`].
 fn shares(needs: &[usize], budget: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..needs.len()).collect();
-    order.sort_by_key(|&i| needs[i]);
+    // Smallest first, by selection: results have a handful of items, and a sort would add
+    // its own code to the wasm module for no gain.
+    let mut out: Vec<Option<usize>> = vec![None; needs.len()];
     let mut left = budget;
-    let mut out = vec![0; needs.len()];
-    for (k, &i) in order.iter().enumerate() {
+    for k in 0..needs.len() {
+        let Some(i) = (0..needs.len())
+            .filter(|&i| out[i].is_none())
+            .min_by_key(|&i| needs[i])
+        else {
+            break;
+        };
         let fair = left / (needs.len() - k);
-        if needs[i] <= fair {
-            out[i] = fair.max(MIN_SHARE);
-            left -= needs[i];
-        } else {
-            out[i] = fair.max(MIN_SHARE);
-            left = left.saturating_sub(fair);
-        }
+        out[i] = Some(fair.max(MIN_SHARE));
+        left = left.saturating_sub(needs[i].min(fair));
     }
-    out
+    out.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// What packing one piece gave.
@@ -507,8 +508,10 @@ pub fn pack_call_tool_result(
         command: None,
     };
 
-    // 1. Fixed costs: declarations of binary items, untouched items.
-    let mut pieces: Vec<Piece> = Vec::new();
+    // 1. Fixed costs: declarations of binary items, untouched items. Pieces are kept by
+    //    content index (then structuredContent), so they come out in the result's order.
+    let mut slots: Vec<Option<Piece>> = (0..content.len()).map(|_| None).collect();
+    let mut structured_piece: Option<Piece> = None;
     let mut fixed = 0usize;
     let mut kept: Vec<(usize, String)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -521,7 +524,7 @@ pub fn pack_call_tool_result(
                 };
                 let packed = pack(&item_result(&id, body), &base, registry, None, store_limit)?;
                 fixed += packed.envelope.content.len();
-                pieces.push(Piece {
+                slots[i] = Some(Piece {
                     packed,
                     index: Some(i),
                     id,
@@ -578,13 +581,21 @@ pub fn pack_call_tool_result(
             }
             other => other?,
         };
-        pieces.push(Piece {
+        let piece = Piece {
             packed,
             index: *index,
             id,
-        });
+        };
+        match index {
+            Some(i) => slots[*i] = Some(piece),
+            None => structured_piece = Some(piece),
+        }
     }
-    pieces.sort_by_key(|p| p.index.unwrap_or(usize::MAX));
+    let pieces: Vec<Piece> = slots
+        .into_iter()
+        .flatten()
+        .chain(structured_piece)
+        .collect();
 
     // 3. The new result: every field of the old one, packed pieces in place.
     let mut out = result.clone();
@@ -720,14 +731,29 @@ fn call_span(
     let mut inj_digests = String::new();
     let mut preview_text = String::new();
     let mut builder = None;
-    // Content order, then structuredContent.
-    let mut parts: Vec<(usize, Option<&Packed>, Option<&String>)> = pieces
-        .iter()
-        .map(|p| (p.index.unwrap_or(usize::MAX), Some(&p.packed), None))
-        .chain(kept.iter().map(|(i, t)| (*i, None, Some(t))))
-        .collect();
-    parts.sort_by_key(|p| p.0);
-    for (_, packed, kept) in parts {
+    // Content order, then structuredContent: both lists are already in that order.
+    let mut parts: Vec<(Option<&Packed>, Option<&String>)> =
+        Vec::with_capacity(pieces.len() + kept.len());
+    let (mut p, mut k) = (0, 0);
+    while p < pieces.len() || k < kept.len() {
+        let piece_at = pieces.get(p).map(|x| x.index.unwrap_or(usize::MAX));
+        match (piece_at, kept.get(k)) {
+            (Some(at), Some((ki, _))) if at < *ki => {
+                parts.push((Some(&pieces[p].packed), None));
+                p += 1;
+            }
+            (_, Some((_, t))) => {
+                parts.push((None, Some(t)));
+                k += 1;
+            }
+            (Some(_), None) => {
+                parts.push((Some(&pieces[p].packed), None));
+                p += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    for (packed, kept) in parts {
         match (packed, kept) {
             (Some(p), _) => {
                 let s = &p.span;
