@@ -64,10 +64,17 @@ test('out-of-range numbers are invalid_argument, not coerced', () => {
   }
   assert.equal(s().finish(2 ** 32 - 1).envelope.outcome.exit_code, 2 ** 32 - 1);
   assert.equal(s().finish(-1).envelope.outcome.exit_code, -1);
+  // getMoreFrom reads the page size from the page record; options.pageBytes overrides it
+  // and is held to the same contract.
+  const kept = toolslice.pack({ tool: 't', callId: 'pr', text: 'abc\n'.repeat(3000) }, { limit: 200, returnStored: true });
   for (const bad of [-1, 0, NaN, 2 ** 32, 0.5]) {
-    assert.throws(() => toolslice.getMoreFrom('abc\n'.repeat(100), 'id', 0, bad), (e) => e.code === 'invalid_argument', String(bad));
+    assert.throws(
+      () => toolslice.getMoreFrom(kept.stored.record, 'pr', 0, undefined, { pageBytes: bad }),
+      (e) => e.code === 'invalid_argument' || e.code === 'invalid_options',
+      String(bad),
+    );
   }
-  assert.throws(() => toolslice.getMoreFrom('abc', 'id', -1, 100), (e) => e.code === 'invalid_argument');
+  assert.throws(() => toolslice.getMoreFrom(kept.stored.record, 'pr', -1), (e) => e.code === 'invalid_argument');
   const data = new TextEncoder().encode('abcdef');
   assert.equal(toolslice.sha256HexBatch(data, [3, 3]).length, 128);
   for (const lengths of [[2 ** 32 + 6], [-1, 7], [6.5], [NaN, 6]]) {

@@ -16,9 +16,18 @@ async function freePort() {
   });
 }
 
-export async function startWorkerd(config) {
+// `extraSockets`: names of other sockets in the config to move to free ports too; their
+// URLs come back in `sockets`.
+export async function startWorkerd(config, extraSockets = []) {
   const port = await freePort();
-  const proc = spawn(workerd, ['serve', here(config), `--socket-addr=http=127.0.0.1:${port}`, '--verbose'], {
+  const sockets = {};
+  const args = ['serve', here(config), `--socket-addr=http=127.0.0.1:${port}`, '--verbose'];
+  for (const name of extraSockets) {
+    const p = await freePort();
+    sockets[name] = `http://127.0.0.1:${p}`;
+    args.push(`--socket-addr=${name}=127.0.0.1:${p}`);
+  }
+  const proc = spawn(workerd, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -29,7 +38,7 @@ export async function startWorkerd(config) {
     if (proc.exitCode !== null) throw new Error(`workerd exited: ${log}`);
     try {
       await fetch(base);
-      return { base, stop: () => proc.kill(), log: () => log };
+      return { base, sockets, stop: () => proc.kill(), log: () => log };
     } catch {
       await new Promise((r) => setTimeout(r, 100));
     }

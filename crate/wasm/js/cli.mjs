@@ -17,6 +17,7 @@ const commands = {
   hop: () => import('./cli/hop.mjs'),
   truncate: () => import('./cli/truncate.mjs'),
   pack: () => import('./cli/pack.mjs'),
+  'mcp-proxy': () => import('./cli/mcp-proxy.mjs'),
 };
 
 async function main(argv) {

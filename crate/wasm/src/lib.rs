@@ -40,6 +40,8 @@ pub mod hash;
 #[cfg(feature = "full")]
 pub mod hop;
 #[cfg(feature = "full")]
+pub mod mcp;
+#[cfg(feature = "full")]
 pub mod pack;
 #[cfg(feature = "full")]
 pub mod redact;

@@ -38,6 +38,8 @@
 //! secret can still be sensitive"), so it equals a hash of the raw output only when nothing
 //! was redacted.
 
+pub mod get_more;
+pub mod mcp;
 mod registry;
 pub mod shape;
 mod sniff;
