@@ -94,7 +94,8 @@ fn every_line_is_accounted_for() {
             .filter(|r| r.observed_bytes.is_some() && r.injected_bytes.is_some())
             .count() as u64;
         assert_eq!(h.not_cut + h.bins.iter().sum::<u64>(), with_lengths);
-        let fails = c.silent_clip + c.incomplete + c.invalid > 0;
+        // The closed enum: a clip_reason outside it fails the run too (strict by default).
+        let fails = c.silent_clip + c.incomplete + c.invalid + c.unknown_clip_reason > 0;
         assert_eq!(r.exit_code, i32::from(fails));
         // Rows come in priority order, then line order.
         assert!(r

@@ -9,7 +9,7 @@ use crate::intern::Interner;
 
 use serde::{Deserialize, Serialize};
 
-use super::classify::{classify, clip_ratio, Status};
+use super::classify::{classify_with, clip_ratio, ReasonPolicy, Status, UNKNOWN_REASON_WARNING};
 use crate::formats::FormatOption;
 use crate::record::Sink;
 use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
@@ -74,6 +74,10 @@ pub struct Counts {
     pub lines: u64,
     /// Rows that carry a warning (an unknown `clip_reason`, say).
     pub warned: u64,
+    /// Rows whose `clip_reason` is outside the closed enum. They fail the run unless the
+    /// check is lenient ([`CheckOptions::lenient_clip_reason`]).
+    #[serde(default)]
+    pub unknown_clip_reason: u64,
 }
 
 impl Counts {
@@ -165,6 +169,9 @@ pub struct CheckOptions {
     pub flagged_only: bool,
     /// Which reader to use: `auto` (the default) detects it from the first non-blank line.
     pub format: FormatOption,
+    /// Keep the seed script's leniency: a `clip_reason` outside the closed enum declares the
+    /// clip and does not fail the run (it is still counted and warned about).
+    pub lenient_clip_reason: bool,
 }
 
 /// The checked run.
@@ -189,7 +196,8 @@ pub struct Report {
     pub rollup: Vec<Rollup>,
     /// Whether the rows list is only the flagged rows.
     pub flagged_only: bool,
-    /// 1 when any silent clip, incomplete span or invalid line, else 0 (as the seed).
+    /// 1 when any silent clip, incomplete span or invalid line (as the seed), or, unless the
+    /// check is lenient, a `clip_reason` outside the closed enum; else 0.
     pub exit_code: i32,
 }
 
@@ -352,7 +360,19 @@ impl ReportBuilder {
             }
         };
         self.counts.lines += 1;
-        let mut verdict = classify(rec);
+        let policy = if self.options.lenient_clip_reason {
+            ReasonPolicy::Lenient
+        } else {
+            ReasonPolicy::Strict
+        };
+        let mut verdict = classify_with(rec, policy);
+        if verdict
+            .warnings
+            .first()
+            .is_some_and(|w| w.starts_with(UNKNOWN_REASON_WARNING))
+        {
+            self.counts.unknown_clip_reason += 1;
+        }
         if !provenance.warnings.is_empty() {
             verdict.warnings.extend(provenance.warnings);
         }
@@ -492,7 +512,12 @@ impl ReportBuilder {
         crate::sort::sort_by(&mut builders, |a, b| {
             a.prompt_builder_version.cmp(&b.prompt_builder_version)
         });
-        let fails = counts.silent_clip > 0 || counts.incomplete > 0 || counts.invalid > 0;
+        let unknown_reason_fails =
+            !self.options.lenient_clip_reason && counts.unknown_clip_reason > 0;
+        let fails = counts.silent_clip > 0
+            || counts.incomplete > 0
+            || counts.invalid > 0
+            || unknown_reason_fails;
         Report {
             format: self.format,
             read_as: self.read_as,
