@@ -32,7 +32,7 @@ pub mod volatile;
 pub use export::{export_ready, Problem, ProblemKind};
 pub use manifest::{diff_manifests, manifest, ManifestDiff, ManifestEntry, ManifestError};
 pub use readback::{read_back, ReadBack, ReadBackIssue, ReadBackIssueKind};
-pub use record::{Gate, GateError, GatePolicy, Prepared, Recorded};
+pub use record::{error_result, Gate, GateError, GatePolicy, Prepared, Recorded};
 pub use span::{tool_span, tool_span_of_values, Body, ToolSpan};
 pub use store::{body_action, write_bodies, BodyAction, BodyStore, MemoryStore, StoreError};
 pub use volatile::{Stripped, VolatilePolicy};

@@ -226,6 +226,21 @@ impl Gate {
     }
 }
 
+/// The result body of a call whose tool threw: `{"error": {"message", "name", "code"}}`
+/// (absent parts left out), so a failed call is recorded with status `error` and a body
+/// that says what failed rather than with no result at all.
+pub fn error_result(message: &str, name: Option<&str>, code: Option<&str>) -> String {
+    let mut error = serde_json::Map::new();
+    error.insert("message".into(), Value::String(message.to_string()));
+    if let Some(n) = name {
+        error.insert("name".into(), Value::String(n.to_string()));
+    }
+    if let Some(c) = code {
+        error.insert("code".into(), Value::String(c.to_string()));
+    }
+    serde_json::json!({ "error": error }).to_string()
+}
+
 /// The marker of a held-aside number: `\u{1}N`, its index, then `~` up to the lexeme's
 /// length (so a receipt for a number under a secret key counts the number's bytes).
 const MARKER: &str = "\u{1}N";
@@ -455,6 +470,23 @@ mod tests {
             .record("t", br#"{"ts": 123456789012345678901}"#, b"1", "ok")
             .unwrap();
         assert_eq!(r.span.volatile[0].value, json!("123456789012345678901"));
+    }
+
+    #[test]
+    fn a_thrown_error_is_a_result_body() {
+        let text = error_result("ENOENT: no such file", Some("Error"), Some("ENOENT"));
+        let gate = Gate::new(&GatePolicy::default()).unwrap();
+        let rec = gate
+            .record("read_file", b"{}", text.as_bytes(), "error")
+            .unwrap();
+        assert_eq!(
+            rec.result.text,
+            r#"{"error":{"code":"ENOENT","message":"ENOENT: no such file","name":"Error"}}"#
+        );
+        assert_eq!(
+            error_result("x", None, None),
+            r#"{"error":{"message":"x"}}"#
+        );
     }
 
     #[test]

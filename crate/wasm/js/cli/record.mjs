@@ -6,12 +6,23 @@ import { directoryStore, inFile, write } from './records.mjs';
 export const summary = 'record one tool call: span line out, canonical bodies into a store directory';
 
 const usage = `usage: toolslice record --name NAME --status STATUS --args FILE --result FILE --store DIR
-                        [--canonical python|jcs] [--out FILE]
+                        [--canonical python|jcs] [--out FILE] [--no-redact] [--no-volatile]
+                        [--volatile-key KEY]... [--volatile-path PATH]... [--keep-key KEY]...
 
-Canonicalises the JSON in --args and --result (losslessly: big integers stay exact), writes
-each canonical body to DIR/<sha256> (the seeds' layout; an existing file with other text is
-the "unstable canonical form" error), and prints the span record as one JSON line, or
-appends it to --out. Use '-' for one of --args/--result to read it from stdin.
+In the seed's order: redacts every secret in --args and --result (typed placeholders such as
+[REDACTED:github_token], the rules of "toolslice pack"), strips volatile values (timestamps,
+request ids, absolute temp paths) into the record's "volatile" attributes, canonicalises
+(losslessly: big integers stay exact) and hashes. Writes each canonical body to
+DIR/<sha256> (the seeds' layout; an existing file with other text is the "unstable
+canonical form" error), and prints the span record as one JSON line (with "receipts" and
+"volatile" when anything was redacted or stripped), or appends it to --out. Use '-' for one
+of --args/--result to read it from stdin.
+
+  --no-redact          hash and store secrets as they are (explicitly off)
+  --no-volatile        hash volatile values with the rest
+  --volatile-key KEY   one more volatile key name (any case or separator)
+  --volatile-path P    a volatile JSON path: $.meta.run, $.items[*].seen, $.*.ts
+  --keep-key KEY       a default volatile key name that is data here (e.g. time)
 
 exit status: 0 recorded; 2 a usage or I/O error, non-JSON input, or an unstable body.`;
 
@@ -27,6 +38,11 @@ export async function run(args, { toolslice, stdout }) {
       store: { type: 'string' },
       canonical: { type: 'string', default: 'python' },
       out: { type: 'string' },
+      'no-redact': { type: 'boolean' },
+      'no-volatile': { type: 'boolean' },
+      'volatile-key': { type: 'string', multiple: true },
+      'volatile-path': { type: 'string', multiple: true },
+      'keep-key': { type: 'string', multiple: true },
     },
   });
   if (!parsed) return 0;
@@ -40,11 +56,19 @@ export async function run(args, { toolslice, stdout }) {
   }
   const argsBytes = await readAll(values.args);
   const resultBytes = await readAll(values.result);
-  const options = { form: values.canonical, json: true };
+  const tuned = ['volatile-key', 'volatile-path', 'keep-key'].some((k) => values[k] !== undefined);
+  if (values['no-volatile'] && tuned) throw new UsageError('--no-volatile cannot be combined with --volatile-key/--volatile-path/--keep-key');
+  const volatile = values['no-volatile']
+    ? false
+    : { keys: values['volatile-key'] ?? [], paths: values['volatile-path'] ?? [], keep: values['keep-key'] ?? [] };
+  const options = { form: values.canonical, json: true, redact: !values['no-redact'], volatile };
+  const store = directoryStore(values.store, { create: true });
   let span;
   try {
-    span = toolslice.toolSpan(values.name, argsBytes, resultBytes, values.status, options);
+    // One call hashes and stores, so the directory never holds an unredacted body.
+    span = toolslice.recordCall(store, values.name, argsBytes, resultBytes, values.status, options);
   } catch (err) {
+    if (err.code === 'invalid_policy' || err.code === 'unstable_canonical_form') throw err;
     // Say which file did not parse.
     for (const [file, bytes] of [[values.args, argsBytes], [values.result, resultBytes]]) {
       try {
@@ -55,8 +79,6 @@ export async function run(args, { toolslice, stdout }) {
     }
     throw err;
   }
-  const store = directoryStore(values.store, { create: true });
-  toolslice.writeBodies(store, span, argsBytes, resultBytes, options);
   const line = JSON.stringify(span) + '\n';
   if (values.out) {
     try {
