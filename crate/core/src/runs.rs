@@ -22,7 +22,9 @@ use serde_json::Value;
 use crate::check::{check_bytes, compare_span_runs, CheckOptions, SpanRunDiff};
 use crate::error::Coded;
 use crate::formats::json_error;
-use crate::gate::{self, BodyStore, ManifestDiff, ManifestError, Problem, StoreError};
+use crate::gate::{
+    self, BodyStore, GenerationDiff, ManifestDiff, ManifestError, Problem, StoreError,
+};
 use crate::hop::{self, HopRow, RunComparison};
 
 /// What two runs were compared as, and the comparison.
@@ -35,6 +37,8 @@ pub enum RunDiffKind {
     Hops(RunComparison),
     /// Span records: the multiset of (name, status, args_sha256, result_sha256).
     Manifest(ManifestDiff),
+    /// Generation fingerprints (the file beside the manifest): turns whose text changed.
+    Generations(GenerationDiff),
 }
 
 /// The comparison of two runs.
@@ -120,7 +124,7 @@ impl fmt::Display for RunsError {
             } => write!(f, "{side}, line {line}: not JSON: {message}"),
             RunsError::NotJson { side, message, .. } => write!(f, "{side}: not JSON: {message}"),
             RunsError::MixedKinds => f.write_str(
-                "one run holds hop rows and the other does not: compare runs of the same kind",
+                "one run holds hop rows or generation fingerprints and the other does not: compare runs of the same kind",
             ),
             RunsError::BadHopRow {
                 side,
@@ -258,6 +262,13 @@ pub fn diff_runs_with(
     let kind = if all_have(&l, &clip_aware) && all_have(&r, &clip_aware) {
         let check = |text: &str| check_bytes(text.as_bytes(), CheckOptions::default());
         RunDiffKind::Slices(compare_span_runs(&check(left), &check(right)))
+    } else if all_have(&l, &["generation_sha256"]) || all_have(&r, &["generation_sha256"]) {
+        let generations =
+            |records: &[Value]| records.is_empty() || all_have(records, &["generation_sha256"]);
+        if !generations(&l) || !generations(&r) {
+            return Err(RunsError::MixedKinds);
+        }
+        RunDiffKind::Generations(gate::diff_generations(&l, &r))
     } else if all_have(&l, &["mutation_hop"]) || all_have(&r, &["mutation_hop"]) {
         let hop_run =
             |records: &[Value]| records.is_empty() || all_have(records, &["mutation_hop"]);
@@ -284,6 +295,7 @@ pub fn diff_runs_with(
         RunDiffKind::Slices(d) => !d.injected_changed.is_empty() || d.builder_changed,
         RunDiffKind::Hops(c) => c.changed + c.only_left + c.only_right > 0,
         RunDiffKind::Manifest(d) => !d.is_empty(),
+        RunDiffKind::Generations(d) => !d.is_empty(),
     };
     let gate = match &kind {
         RunDiffKind::Manifest(_) => {
@@ -335,6 +347,7 @@ mod tests {
             RunDiffKind::Slices(_) => "slices",
             RunDiffKind::Hops(_) => "hops",
             RunDiffKind::Manifest(_) => "manifest",
+            RunDiffKind::Generations(_) => "generations",
         }
     }
 
@@ -456,6 +469,25 @@ mod tests {
             r#"{"name":"grep","observed_bytes":10,"injected_bytes":10,"injected_tokens":3}"#;
         let d = diff_runs(spans, spans, "l", "r").unwrap();
         assert!(d.gate.is_none() && !d.fails);
+    }
+
+    #[test]
+    fn generation_files_diff_beside_the_manifest() {
+        let g = |turn: u64, text: &str| {
+            serde_json::to_string(&gate::generation_fingerprint(text, Some(turn), None, None))
+                .unwrap()
+        };
+        let left = format!("{}\n{}", g(1, "plan"), g(2, "port 8080"));
+        let right = format!("{}\n{}", g(1, "plan"), g(2, "port 5432"));
+        let d = diff_runs(&left, &right, "l", "r").unwrap();
+        assert_eq!(kind(&d), "generations");
+        assert!(d.differs && d.fails && d.gate.is_none());
+        assert!(!diff_runs(&left, &left, "l", "r").unwrap().differs);
+        let rec = r#"{"name":"grep","status":"ok","args_sha256":"a","result_sha256":"b"}"#;
+        assert_eq!(
+            diff_runs(&left, rec, "l", "r").unwrap_err().code(),
+            "mixed_runs"
+        );
     }
 
     #[test]

@@ -379,7 +379,7 @@ pub fn read_back_js(sent: &JsSpanList, fetched: &JsSpanList) -> Result<JsReadBac
 }
 
 /// A JS object used as a [`BodyStore`]: `get`, `set` or `put`, and `has` when present.
-struct JsStore {
+pub(crate) struct JsStore {
     target: JsValue,
     get: Option<js_sys::Function>,
     set: Option<js_sys::Function>,
@@ -387,7 +387,7 @@ struct JsStore {
 }
 
 impl JsStore {
-    fn new(target: &JsValue) -> Result<JsStore, JsValue> {
+    pub(crate) fn new(target: &JsValue) -> Result<JsStore, JsValue> {
         if !target.is_object() {
             return Err(error_with_code(
                 "store must be an object with get(digest) and set(digest, text), such as a Map",
@@ -626,4 +626,73 @@ pub fn gate_tool(
     };
     let closure = Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(call);
     Ok(closure.into_js_value().unchecked_into())
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_GENERATION: &'static str = r#"
+export interface GenerationOptions {
+  /** The model turn (pairs records across runs when `id` is absent). */
+  turn?: number;
+  /** A stable id of the generation (pairs records across runs). */
+  id?: string;
+  /** Redaction before hashing (default on, the gate's rules); `false` turns it off. */
+  redact?: boolean | RedactPolicy;
+}
+
+/**
+ * The fingerprint of generation text that never passed through a tool: one line of the
+ * file kept beside the manifest (seed 002), never part of a tool hash.
+ */
+export interface GenerationFingerprint {
+  id?: string;
+  turn?: number;
+  /** SHA-256 of the (redacted) text's UTF-8 bytes. */
+  generation_sha256: string;
+  generation_len: number;
+  receipts?: GateReceipt[];
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "GenerationOptions")]
+    pub type JsGenerationOptions;
+    #[wasm_bindgen(typescript_type = "GenerationFingerprint")]
+    pub type JsGenerationFingerprint;
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct GenerationOptions {
+    turn: Option<u64>,
+    id: Option<String>,
+    redact: Option<Toggle<JsPolicy>>,
+}
+
+/// Fingerprints one turn's generation text (redacted first, by default).
+#[wasm_bindgen(js_name = generationFingerprint)]
+pub fn generation_fingerprint_js(
+    text: &JsPayload,
+    options: Option<JsGenerationOptions>,
+) -> Result<JsGenerationFingerprint, JsValue> {
+    let opts: GenerationOptions = options_of(options, "generation options")?;
+    let bytes = bytes_of(text, "text")?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        error_with_code(
+            &format!(
+                "text is not valid UTF-8 (bad byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+            "invalid_utf8",
+        )
+    })?;
+    let redactor = match opts.redact {
+        None | Some(Toggle::On(true)) => Some(toolslice::redact::Redactor::default()),
+        Some(Toggle::On(false)) => None,
+        Some(Toggle::Policy(p)) => {
+            Some(toolslice::redact::Redactor::new(&p.into_core()).map_err(into_error)?)
+        }
+    };
+    let fp = gate::generation_fingerprint(&text, opts.turn, opts.id.as_deref(), redactor.as_ref());
+    Ok(to_js(&fp)?.unchecked_into())
 }

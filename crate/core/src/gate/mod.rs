@@ -13,6 +13,8 @@
 //!    lists every problem, not just the first.
 //! 3. **Diff runs** by the multiset of (name, status, args hash, result hash):
 //!    [`manifest`] and [`diff_manifests`], sorted as the seed's Python sorts tuples.
+//! 5. **Generation text** that never passed through a tool gets its own fingerprint, in a
+//!    file beside the manifest ([`generation_fingerprint`], [`diff_generations`]).
 //! 4. **Read back** what the collector kept: [`read_back`] compares the spans sent with the
 //!    spans fetched and reports every hash that went missing or changed. A missing hash is
 //!    a failure, never a partial success.
@@ -22,6 +24,7 @@
 //! a digest) rather than to fail on the first record that does not parse.
 
 mod export;
+mod generation;
 mod manifest;
 mod readback;
 mod record;
@@ -30,6 +33,10 @@ mod store;
 pub mod volatile;
 
 pub use export::{export_ready, Problem, ProblemKind};
+pub use generation::{
+    diff_generations, generation_fingerprint, GenerationChange, GenerationDiff,
+    GenerationFingerprint,
+};
 pub use manifest::{diff_manifests, manifest, ManifestDiff, ManifestEntry, ManifestError};
 pub use readback::{read_back, ReadBack, ReadBackIssue, ReadBackIssueKind};
 pub use record::{error_result, Gate, GateError, GatePolicy, Prepared, Recorded};

@@ -1,6 +1,6 @@
 // `toolslice record`: the seed's tool_span + write_bodies for one tool call, from files.
 import { appendFileSync } from 'node:fs';
-import { parse, readAll, UsageError } from './common.mjs';
+import { intOption, parse, readAll, UsageError } from './common.mjs';
 import { directoryStore, inFile, write } from './records.mjs';
 
 export const summary = 'record one tool call: span line out, canonical bodies into a store directory';
@@ -24,6 +24,12 @@ of --args/--result to read it from stdin.
   --volatile-path P    a volatile JSON path: $.meta.run, $.items[*].seen, $.*.ts
   --keep-key KEY       a default volatile key name that is data here (e.g. time)
 
+usage: toolslice record --generation FILE [--turn N] [--id ID] [--no-redact] [--out FILE]
+
+Generation text that never passed through a tool gets its own fingerprint (redacted, then
+SHA-256 of its UTF-8 bytes), one JSON line for a file kept beside the manifest
+(generation.jsonl next to spans.jsonl; "toolslice diff" compares two such files).
+
 exit status: 0 recorded; 2 a usage or I/O error, non-JSON input, or an unstable body.`;
 
 export async function run(args, { toolslice, stdout }) {
@@ -43,10 +49,17 @@ export async function run(args, { toolslice, stdout }) {
       'volatile-key': { type: 'string', multiple: true },
       'volatile-path': { type: 'string', multiple: true },
       'keep-key': { type: 'string', multiple: true },
+      generation: { type: 'string' },
+      turn: { type: 'string' },
+      id: { type: 'string' },
     },
   });
   if (!parsed) return 0;
   const { values } = parsed;
+  if (values.generation !== undefined) return generation(values, toolslice, stdout);
+  for (const key of ['turn', 'id']) {
+    if (values[key] !== undefined) throw new UsageError(`--${key} goes with --generation`);
+  }
   for (const key of ['name', 'status', 'args', 'result', 'store']) {
     if (values[key] === undefined) throw new UsageError(`--${key} is required (see: toolslice record --help)`);
   }
@@ -79,15 +92,33 @@ export async function run(args, { toolslice, stdout }) {
     }
     throw err;
   }
-  const line = JSON.stringify(span) + '\n';
-  if (values.out) {
+  await emit(JSON.stringify(span) + '\n', values.out, stdout);
+  return 0;
+}
+
+/** `--generation FILE`: the fingerprint of one turn's text, for the file beside the manifest. */
+async function generation(values, toolslice, stdout) {
+  for (const key of ['name', 'status', 'args', 'result', 'store', 'no-volatile', 'volatile-key', 'volatile-path', 'keep-key']) {
+    if (values[key] !== undefined) throw new UsageError(`--${key} does not go with --generation`);
+  }
+  const text = await readAll(values.generation);
+  const fingerprint = toolslice.generationFingerprint(text, {
+    turn: intOption(values, 'turn'),
+    id: values.id,
+    redact: !values['no-redact'],
+  });
+  await emit(JSON.stringify(fingerprint) + '\n', values.out, stdout);
+  return 0;
+}
+
+async function emit(line, out, stdout) {
+  if (out) {
     try {
-      appendFileSync(values.out, line);
+      appendFileSync(out, line);
     } catch (err) {
-      throw new UsageError(`cannot write ${values.out}: ${err.code ?? err.message}`);
+      throw new UsageError(`cannot write ${out}: ${err.code ?? err.message}`);
     }
   } else {
     await write(stdout, line);
   }
-  return 0;
 }
