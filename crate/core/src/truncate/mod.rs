@@ -42,6 +42,7 @@ mod matcher;
 mod output;
 mod positional;
 mod render;
+mod run;
 mod search;
 mod terminal;
 
@@ -54,6 +55,7 @@ pub use audit::{aggregate, AuditRecord, AuditSummary};
 pub use auto::ToolKind;
 pub use budget::{estimate_tokens, Budget, EstimateTokens, TokenCounter, Unit};
 pub use output::{Segment, SegmentKind};
+pub use run::{label_streams, run_terminal, success_of, CommandRun, TerminalResult};
 
 use budget::Measure;
 use lines::{line_accounting, Line};
@@ -240,6 +242,20 @@ pub struct Options {
     pub terminal: TerminalOptions,
     pub file: FileOptions,
     pub json: JsonOptions,
+    /// The success signal and re-verify instruction for the header ([`run_terminal`] sets
+    /// it; `None` writes the header without them).
+    #[serde(skip)]
+    pub outcome: Option<Outcome>,
+}
+
+/// What the header says beyond the exit code (set by [`run_terminal`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// `None`: no success signal was captured.
+    pub success: Option<bool>,
+    pub timeout_secs: Option<u64>,
+    /// Tell the model to re-verify instead of assuming success.
+    pub reverify: bool,
 }
 
 impl Default for Options {
@@ -258,6 +274,7 @@ impl Default for Options {
             terminal: TerminalOptions::default(),
             file: FileOptions::default(),
             json: JsonOptions::default(),
+            outcome: None,
         }
     }
 }
