@@ -378,6 +378,12 @@ fn replace_temp_paths(s: &str) -> Option<String> {
     let mut i = 0;
     let bytes = s.as_bytes();
     while i < bytes.len() {
+        // Every temp root starts with an ASCII byte ('/' or a drive letter), which is also a
+        // char boundary, so slicing there is safe.
+        if !matches!(bytes[i], b'/' | b'A'..=b'Z' | b'a'..=b'z') {
+            i += 1;
+            continue;
+        }
         let starts_path = i == 0 || !is_path_byte(bytes[i - 1]) || s[..i].ends_with("://");
         if starts_path {
             if let Some(end) = temp_root_end(&s[i..]) {
@@ -518,7 +524,18 @@ mod tests {
         ] {
             assert_eq!(replace_temp_paths(input).as_deref(), Some(want), "{input}");
         }
-        for input in ["/tmp", "/home/a/tmp/x", "src/tmp/a.rs", "/tmp/"] {
+        assert_eq!(
+            replace_temp_paths("café é/tmp/é1/x, 工具 /tmp/d/é").as_deref(),
+            Some("café é/tmp/é1/x, 工具 [VOLATILE:temp_path]/é")
+        );
+        for input in [
+            "/tmp",
+            "/home/a/tmp/x",
+            "src/tmp/a.rs",
+            "/tmp/",
+            "café",
+            "é/tmp",
+        ] {
             assert_eq!(replace_temp_paths(input), None, "{input}");
         }
     }
