@@ -18,7 +18,7 @@ use super::canonical::json_text_of;
 use super::check::JsInput;
 use super::{bytes_of, error_with_code, from_js, into_error, to_js};
 use toolslice::pack::{
-    self, Body, Kind, PackOptions, Packed, Packer, ShapeOptions, ToolResult, ToolSpec,
+    self, Body, Kind, PackOptions, Packed, Packer, ShapeOptions, TenantPolicy, ToolResult, ToolSpec,
 };
 use toolslice::redact::Policy;
 use toolslice::truncate::{TokenCounter, Unit};
@@ -88,6 +88,12 @@ export interface PackOptions {
   modelContextLimitTokens?: number;
   /** Seed 000's 16-hex short digests instead of full SHA-256. */
   shortHashes?: boolean;
+  /**
+   * Seed 004: "Do not paste other tenants' rows". Rows (objects) whose `key` (default
+   * `tenant_id`) names another tenant are dropped before anything else sees the result, each
+   * with a receipt (`rule_id: "foreign_tenant"`, no character of the row).
+   */
+  tenant?: { tenant: string; key?: string; requireKey?: boolean };
   /** Counts tokens (for `unit: "tokens"` and `injected_tokens`); default: the estimate. */
   countTokens?: (text: string) => number;
   /** Where the text for `get_more` goes (default: the module's bounded store). */
@@ -247,6 +253,15 @@ struct JsOptions {
     model_context_limit_tokens: Option<u64>,
     short_hashes: Option<bool>,
     return_stored: Option<bool>,
+    tenant: Option<JsTenant>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JsTenant {
+    tenant: String,
+    key: Option<String>,
+    require_key: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -357,6 +372,14 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
             builder_version: o.builder_version,
             model_context_limit_tokens: o.model_context_limit_tokens,
             short_hashes: o.short_hashes.unwrap_or(false),
+            tenant: o.tenant.map(|t| {
+                let d = TenantPolicy::default();
+                TenantPolicy {
+                    tenant: t.tenant,
+                    key: t.key.unwrap_or(d.key),
+                    require_key: t.require_key.unwrap_or(d.require_key),
+                }
+            }),
         },
         counter,
         store,

@@ -42,6 +42,7 @@ mod registry;
 pub mod shape;
 mod store;
 mod stream;
+pub mod tenant;
 
 use std::fmt;
 
@@ -61,6 +62,7 @@ pub use registry::{Kind, Registry, ToolSpec, DEFAULT_MAX_BYTES};
 pub use shape::{ShapeOptions, ShapeReport};
 pub use store::{page, Page, PageStore, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES};
 pub use stream::StreamPacker;
+pub use tenant::{drop_foreign_rows, TenantPolicy};
 
 /// The packer's name and version, written into `prompt_builder_version`.
 pub const BUILDER: &str = concat!("toolslice-pack/", env!("CARGO_PKG_VERSION"));
@@ -150,6 +152,8 @@ pub struct PackOptions {
     pub model_context_limit_tokens: Option<u64>,
     /// Write the 16-hex short digests seed 000's emitter writes, instead of full SHA-256.
     pub short_hashes: bool,
+    /// Drop other tenants' rows (with receipts) before anything else sees the result.
+    pub tenant: Option<TenantPolicy>,
 }
 
 impl Default for PackOptions {
@@ -167,6 +171,7 @@ impl Default for PackOptions {
             builder_version: None,
             model_context_limit_tokens: None,
             short_hashes: false,
+            tenant: None,
         }
     }
 }
@@ -366,7 +371,12 @@ pub fn pack(
         Body::Json(value) => {
             let raw_len = serde_json::to_string(value).map_or(0, |s| s.len());
             let mut v = value.clone();
-            let receipts = redactor.json(&mut v);
+            // Other tenants' rows go first: nothing below ever sees them.
+            let mut receipts = match &opts.tenant {
+                Some(t) => tenant::drop_foreign_rows(&mut v, t),
+                None => Vec::new(),
+            };
+            receipts.extend(redactor.json(&mut v));
             let redacted_full = v.to_string();
             shape_report = shape::shape_json(&mut v, &opts.shape);
             let outcome = shape::outcomes(&v, &opts.shape.keep_keys);
@@ -381,7 +391,13 @@ pub fn pack(
             )
         }
         Body::Text(raw) => {
-            let red = redactor.text(raw);
+            // A text that is JSON (most tool results arrive as text) is filtered as JSON.
+            let (filtered, dropped) = match &opts.tenant {
+                Some(t) => tenant::filter_text(raw, t),
+                None => (None, Vec::new()),
+            };
+            let mut red = redactor.text(filtered.as_deref().unwrap_or(raw));
+            red.receipts.splice(0..0, dropped);
             let (text, kind, outcome) = match shape::shape_text(&red.text, &opts.shape) {
                 Some((t, r)) => {
                     shape_report = r;
