@@ -541,3 +541,46 @@ fn other_tenants_rows_never_reach_the_model() {
     let p = run(&ToolResult::json("list_invoices", "c", rows), 4096);
     assert!(p.envelope.content.contains("globex"));
 }
+
+// --- Seed 004's classroom: at 80 characters get_logs keeps a preview, not only a marker ---
+
+#[test]
+fn classroom_get_logs_at_80_chars_leaves_a_preview_and_a_hint() {
+    use toolslice::truncate::Unit;
+    // The page's example: a 200-character job log with a (fake) token on its second line.
+    let token = format!("ghp_{}Z9y8", "A1b2C3d4E5f6G7h8".repeat(2));
+    let log = [
+        "job 42 started".to_string(),
+        format!("auth token={token}"),
+        "fetched 118 rows from the db".into(),
+        "wrote batch 1 of 2 (60 rows)".into(),
+        "wrote batch 2 of 2 (58 rows)".into(),
+        "checksum: ok".into(),
+        "done: 118 rows written in 4.20 s.".into(),
+    ]
+    .join("\n");
+    assert_eq!(log.chars().count(), 200);
+    let o = PackOptions {
+        limit: Some(80),
+        unit: Unit::Chars,
+        kind: Some(Kind::Text),
+        ..PackOptions::default()
+    };
+    let p = pack(
+        &ToolResult::text("get_logs", "call_2", log),
+        &o,
+        &Registry::new(),
+        None,
+        None,
+    )
+    .unwrap();
+    let content = &p.envelope.content;
+    assert!(content.chars().count() <= 80, "{content}");
+    assert!(p.envelope.truncated);
+    assert!(
+        content.starts_with("job 42 started\n"),
+        "a preview of the log: {content}"
+    );
+    assert!(content.contains("get_more(id=\"call_2\""), "{content}");
+    assert!(!content.contains("ghp_"));
+}

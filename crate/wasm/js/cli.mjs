@@ -17,6 +17,7 @@ const commands = {
   hop: () => import('./cli/hop.mjs'),
   truncate: () => import('./cli/truncate.mjs'),
   pack: () => import('./cli/pack.mjs'),
+  'get-more': () => import('./cli/get-more.mjs'),
 };
 
 async function main(argv) {
