@@ -181,3 +181,81 @@ test('generation text gets its own fingerprint, in a file beside the manifest', 
     s.done();
   }
 });
+
+test('emitToolSpan: the seed emitter\'s record and line from the two strings of a tool boundary', () => {
+  const observed = 'app:\n  name: billing\n  port: 8443\n';
+  const injected = 'app:\n  name: billing\n';
+  const { record, line } = toolslice.emitToolSpan({
+    spanId: 'tool-14', parentId: 'turn-3', name: 'read_file', observed, injected,
+    reason: 'prompt_token_cap', tokenCount: 7, builderVersion: 'cap-v3',
+  });
+  assert.equal(record.observed_bytes, Buffer.byteLength(observed));
+  assert.equal(record.injected_bytes, Buffer.byteLength(injected));
+  assert.equal(record.sha256_injected, toolslice.sha256Hex(injected).slice(0, 16));
+  assert.equal(line, `${JSON.stringify(record).replaceAll('":', '": ').replaceAll(',"', ', "')}\n`);
+  const report = toolslice.checkSpans(line);
+  assert.equal(report.exitCode, 0);
+  assert.equal(report.toJSON().rows[0].status, 'clipped');
+  assert.throws(() => toolslice.emitToolSpan({ spanId: 's', name: 't', observed: 'a', injected: '', reason: 'too_big', tokenCount: 0 }),
+    (err) => err.code === 'unknown_clip_reason' && /"too_big"/.test(err.message));
+});
+
+test('check: clip_reason is a closed enum; --lenient-clip-reason keeps the seed\'s leniency', () => {
+  const run = `${JSON.stringify({ span_id: 't1', name: 'read_file', observed_bytes: 1000, injected_bytes: 120, injected_tokens: 80, clip_reason: 'too_big' })}\n`;
+  const strict = cli(['check'], run);
+  assert.equal(strict.status, 1);
+  assert.match(strict.stdout, /^silent_clip\s+t1/m);
+  assert.match(strict.stdout, /unknown clip_reason "too_big": not a declaration/);
+  const lenient = cli(['check', '--lenient-clip-reason'], run);
+  assert.equal(lenient.status, 0, lenient.stdout);
+  assert.match(lenient.stdout, /^clipped\s+t1 .* too_big,ratio=0\.88/m);
+  assert.equal(toolslice.checkSpans(run).toJSON().counts.unknown_clip_reason, 1);
+});
+
+test('runTerminal: labelled streams, success beside the exit code, timeout, re-verify', () => {
+  const ok = toolslice.runTerminal({ command: 'npm test', stdout: 'all 12 passed\n', stderr: 'warn: slow\n', exitCode: 0 });
+  assert.equal(ok.output, 'Tool: terminal\nCommand: npm test\nExit code: 0\nSuccess: yes\nOutput:\n--- stdout ---\nall 12 passed\n--- stderr ---\nwarn: slow\n');
+  assert.equal(ok.success, true);
+  assert.equal(ok.reverify, false);
+  const log = Array.from({ length: 300 }, (_, i) => `step ${i}`).join('\n');
+  const hung = toolslice.runTerminal({ command: 'deploy', stdout: log, timedOut: true, timeoutSecs: 120 }, { budget: { bytes: 500 } });
+  assert.ok(Buffer.byteLength(hung.output) <= 500);
+  assert.match(hung.output, /Exit code: not reported\nTimed out: yes \(after 120 s\)\nSuccess: unknown: re-verify/);
+  assert.equal(hung.success, null);
+  assert.equal(hung.reverify, true);
+  assert.equal(hung.truncation.truncated, true);
+});
+
+test('pack --tenant drops other tenants\' rows; pack --store + get-more page the cut result', () => {
+  const s = scratch();
+  try {
+    const rows = JSON.stringify({ rows: [{ tenant_id: 'acme', n: 1 }, { tenant_id: 'globex', n: 2 }] });
+    const r = cli(['pack', '--tool', 'list_rows', '--tenant', 'acme'], rows);
+    assert.equal(r.status, 0, r.stderr);
+    const packed = JSON.parse(r.stdout);
+    assert.doesNotMatch(packed.envelope.content, /globex/);
+    assert.deepEqual(packed.receipts.map((x) => [x.field_path, x.rule_id]), [['$.rows[1]', 'foreign_tenant']]);
+
+    const log = Array.from({ length: 200 }, (_, i) => `line ${i} of the build log`).join('\n') + '\n';
+    const store = join(s.dir, 'pages');
+    const first = JSON.parse(cli(['pack', '--tool', 'get_logs', '--call-id', 'call_91', '--limit', '600', '--store', store], log).stdout);
+    assert.equal(first.envelope.truncated, true);
+    assert.match(first.envelope.content, /get_more\(id="call_91", offset=\d+\)/);
+    let offset = first.envelope.next_offset;
+    const pages = [];
+    while (offset !== undefined && offset !== null) {
+      const g = cli(['get-more', '--store', store, '--id', 'call_91', '--offset', String(offset)]);
+      assert.equal(g.status, 0, g.stderr);
+      const page = JSON.parse(g.stdout).envelope;
+      pages.push(page);
+      offset = page.next_offset;
+      assert.ok(pages.length < 100);
+    }
+    assert.ok(pages.length >= 1);
+    assert.match(pages.at(-1).content, /line 199 of the build log/);
+    const missing = cli(['get-more', '--store', store, '--id', 'nope', '--offset', '0']);
+    assert.equal(missing.status, 2);
+  } finally {
+    s.done();
+  }
+});
