@@ -23,11 +23,11 @@ use toolslice::truncate::{
 const TS_TRUNCATE: &'static str = r#"
 /** Which cut to apply; `auto` follows seed 001's decision tree. */
 export type TruncatePattern =
-  | "auto" | "head" | "tail" | "head_tail" | "terminal" | "search" | "file" | "json";
+  | "auto" | "head" | "tail" | "head_tail" | "terminal" | "search" | "file" | "json" | "csv" | "yaml";
 
 /** The cut applied: `none` when the text fit and came back unchanged. */
 export type AppliedPattern =
-  | "none" | "head" | "tail" | "head_tail" | "terminal" | "search" | "file" | "json";
+  | "none" | "head" | "tail" | "head_tail" | "terminal" | "search" | "file" | "json" | "csv" | "yaml";
 
 /** `chars` counts code points (Python's len); `utf16` counts JavaScript string length. */
 export type BudgetUnit = "bytes" | "chars" | "utf16" | "tokens";

@@ -15,6 +15,8 @@
 //! | [`Pattern::Search`] | whole results from the top, with the count of those dropped |
 //! | [`Pattern::File`] | a requested line range, or head, tail and definition lines |
 //! | [`Pattern::Json`] | valid JSON: arrays trimmed, long strings cut, deep nesting summarised, outcome keys kept |
+//! | [`Pattern::Csv`] | the header, first and last rows, and the row count |
+//! | [`Pattern::Yaml`] | head, tail, and every top-level and outcome key line with its line number |
 //! | [`Pattern::Auto`] | the seed's decision tree, by tool kind or by sniffing the content |
 //!
 //! Every pattern shares the same guarantees, tested as properties over generated inputs:
@@ -44,6 +46,7 @@ mod positional;
 mod render;
 mod run;
 mod search;
+mod tabular;
 mod terminal;
 
 use std::cell::OnceCell;
@@ -78,6 +81,10 @@ pub enum Pattern {
     Search,
     File,
     Json,
+    /// A CSV table: header, first and last rows, the row count.
+    Csv,
+    /// A YAML document: head, tail, and every top-level and outcome key.
+    Yaml,
 }
 
 /// The cut actually applied: `none` when the text fit, else the concrete pattern.
@@ -92,6 +99,8 @@ pub enum Applied {
     Search,
     File,
     Json,
+    Csv,
+    Yaml,
 }
 
 impl Applied {
@@ -105,6 +114,8 @@ impl Applied {
             Applied::Search => "search",
             Applied::File => "file",
             Applied::Json => "json",
+            Applied::Csv => "csv",
+            Applied::Yaml => "yaml",
         }
     }
 }
@@ -883,6 +894,14 @@ impl<'a> Plan<'a> {
                 }
             },
             Applied::Search => Plan::Search(search::plan(ctx)),
+            Applied::Csv => {
+                let (units, shape) = tabular::plan_csv(ctx);
+                Plan::Lines(units, shape)
+            }
+            Applied::Yaml => {
+                let (units, shape) = tabular::plan_yaml(ctx);
+                Plan::Lines(units, shape)
+            }
             Applied::Json => {
                 Plan::Json(json::Doc::parse(ctx.src).map_err(TruncateError::InvalidJson)?)
             }
