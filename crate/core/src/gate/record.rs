@@ -339,7 +339,7 @@ fn restore_value(value: &mut Value, lexemes: &[String]) {
         Value::String(s) => {
             if let Some(lexeme) = marker_index(s).and_then(|i| lexemes.get(i)) {
                 *value = match serde_json::from_str::<Value>(lexeme) {
-                    Ok(n @ Value::Number(_)) if n.to_string() == *lexeme => n,
+                    Ok(n @ Value::Number(_)) if n.to_string().as_str() == lexeme.as_str() => n,
                     _ => Value::String(lexeme.clone()),
                 };
             }
