@@ -131,13 +131,16 @@ test('record + gate + diff: the seed loop on disk', () => {
     assert.equal(gate.stdout, `missing:${RESULT_SHA}\nopen:edit\nmissing:${RESULT_SHA}\n`);
 
     const one = s.file('one.jsonl', readFileSync(spans, 'utf8').split('\n')[0] + '\n');
-    const diff = cli(['diff', '--json', spans, one]);
+    // Neither run is gated (an open span, a missing body): --ungated diffs them anyway.
+    const diff = cli(['diff', '--json', '--ungated', '--store', store, spans, one]);
     assert.equal(diff.status, 1);
-    assert.deepEqual(JSON.parse(diff.stdout), {
+    const { gate: diffGate, ...manifestDiff } = JSON.parse(diff.stdout);
+    assert.deepEqual(manifestDiff, {
       only_left: [['edit', 'running', RESULT_SHA, ARGS_SHA]],
       only_right: [],
     });
-    assert.equal(cli(['diff', one, one]).status, 0);
+    assert.deepEqual(diffGate.left.map((p) => p.message), [`missing:${RESULT_SHA}`, 'open:edit', `missing:${RESULT_SHA}`]);
+    assert.equal(cli(['diff', '--ungated', one, one]).status, 0);
     const rb = cli(['gate', '--spans', spans, '--fetched', one]);
     assert.equal(rb.status, 1);
     assert.match(rb.stdout, /^readback:missing_span:edit$/m);

@@ -8,7 +8,11 @@
 //! - **Hop rows** (every record has `mutation_hop`): paired by `tool_call_id` and judged
 //!   ([`crate::hop::compare_runs`]).
 //! - **Span records** of any other shape: the seeds' multiset manifest diff
-//!   ([`crate::gate::diff_manifests`]).
+//!   ([`crate::gate::diff_manifests`]). Seed 002: "diff manifests only after both gates are
+//!   empty". Both sides go through the export gate first ([`RunGate`]): every open span, and,
+//!   when a body store is given, every missing body. A run that is not gated (or whose bodies
+//!   were not checked) makes the comparison fail ([`RunDiff::fails`]) unless the caller
+//!   allows it ([`DiffOptions::allow_ungated`]); the diff is still computed and shown.
 
 use std::fmt;
 
@@ -18,7 +22,9 @@ use serde_json::Value;
 use crate::check::{check_bytes, compare_span_runs, CheckOptions, SpanRunDiff};
 use crate::error::Coded;
 use crate::formats::json_error;
-use crate::gate::{self, ManifestDiff, ManifestError};
+use crate::gate::{
+    self, BodyStore, GenerationDiff, ManifestDiff, ManifestError, Problem, StoreError,
+};
 use crate::hop::{self, HopRow, RunComparison};
 
 /// What two runs were compared as, and the comparison.
@@ -31,6 +37,8 @@ pub enum RunDiffKind {
     Hops(RunComparison),
     /// Span records: the multiset of (name, status, args_sha256, result_sha256).
     Manifest(ManifestDiff),
+    /// Generation fingerprints (the file beside the manifest): turns whose text changed.
+    Generations(GenerationDiff),
 }
 
 /// The comparison of two runs.
@@ -45,6 +53,41 @@ pub struct RunDiff {
     /// injected slice or builder, a changed or unpaired hop row, a manifest entry on one side
     /// only. Policy drift alone is not a difference.
     pub differs: bool,
+    /// The export gate of each side (manifest diffs only: span records of the seed's gate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<RunGate>,
+    /// Whether the comparison fails (exit code 1): the runs differ, or a manifest diff ran
+    /// on a run that is not gated and the caller did not allow that.
+    pub fails: bool,
+}
+
+/// What the export gate says of both runs before their manifests are compared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunGate {
+    /// Every open span and (when a store was given) missing body of the left run.
+    pub left: Vec<Problem>,
+    pub right: Vec<Problem>,
+    /// Whether each side's bodies were looked up in a store (without one, only open spans
+    /// and malformed digests are found, and the run cannot be called gated).
+    pub left_bodies_checked: bool,
+    pub right_bodies_checked: bool,
+    /// Both gates empty, bodies checked: the diff means what the seed says it means.
+    pub gated: bool,
+    /// The caller allowed a diff of runs that are not gated.
+    pub allowed_ungated: bool,
+}
+
+/// How to compare two runs.
+#[derive(Default)]
+pub struct DiffOptions<'a> {
+    /// How errors name each side; default "left run" and "right run".
+    pub left_name: Option<&'a str>,
+    pub right_name: Option<&'a str>,
+    /// Body stores of each side, for the missing-body check (one store may serve both).
+    pub left_store: Option<&'a dyn BodyStore>,
+    pub right_store: Option<&'a dyn BodyStore>,
+    /// Do not fail a manifest diff of runs that are not gated (it still says so).
+    pub allow_ungated: bool,
 }
 
 /// Why two runs could not be compared. Each names the side (the caller's name for it: a
@@ -67,6 +110,8 @@ pub enum RunsError {
     },
     /// A span record cannot go into a manifest.
     Manifest { side: String, error: ManifestError },
+    /// A body store failed while the gate looked up a digest.
+    Store { side: String, error: StoreError },
 }
 
 impl fmt::Display for RunsError {
@@ -79,7 +124,7 @@ impl fmt::Display for RunsError {
             } => write!(f, "{side}, line {line}: not JSON: {message}"),
             RunsError::NotJson { side, message, .. } => write!(f, "{side}: not JSON: {message}"),
             RunsError::MixedKinds => f.write_str(
-                "one run holds hop rows and the other does not: compare runs of the same kind",
+                "one run holds hop rows or generation fingerprints and the other does not: compare runs of the same kind",
             ),
             RunsError::BadHopRow {
                 side,
@@ -87,6 +132,7 @@ impl fmt::Display for RunsError {
                 message,
             } => write!(f, "{side}, record {}: not a hop row: {message}", index + 1),
             RunsError::Manifest { side, error } => write!(f, "{side}: {error}"),
+            RunsError::Store { side, error } => write!(f, "{side}: {error}"),
         }
     }
 }
@@ -100,6 +146,7 @@ impl Coded for RunsError {
             RunsError::MixedKinds => "mixed_runs",
             RunsError::BadHopRow { .. } => "invalid_hop_row",
             RunsError::Manifest { error, .. } => error.code(),
+            RunsError::Store { error, .. } => error.code(),
         }
     }
 }
@@ -154,19 +201,74 @@ fn all_have(records: &[Value], keys: &[&str]) -> bool {
         })
 }
 
-/// Compares two runs given as file texts, choosing the comparison from what they hold.
+/// Compares two runs given as file texts, choosing the comparison from what they hold
+/// (with no body stores, so a manifest diff reports its runs as not gated; see
+/// [`diff_runs_with`]).
 pub fn diff_runs(
     left: &str,
     right: &str,
     left_name: &str,
     right_name: &str,
 ) -> Result<RunDiff, RunsError> {
+    diff_runs_with(
+        left,
+        right,
+        &DiffOptions {
+            left_name: Some(left_name),
+            right_name: Some(right_name),
+            ..DiffOptions::default()
+        },
+    )
+}
+
+/// A store that holds every digest: the gate then reports open spans and malformed digests
+/// only (no store was given, so bodies are not checked).
+struct Unchecked;
+
+impl BodyStore for Unchecked {
+    fn get(&self, _: &str) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+    fn put(&mut self, _: &str, _: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn contains(&self, _: &str) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+}
+
+fn side_gate(
+    records: &[Value],
+    store: Option<&dyn BodyStore>,
+    side: &str,
+) -> Result<Vec<Problem>, RunsError> {
+    gate::export_ready(records, store.unwrap_or(&Unchecked)).map_err(|error| RunsError::Store {
+        side: side.to_string(),
+        error,
+    })
+}
+
+/// [`diff_runs`] with body stores and the choice to allow runs that are not gated.
+pub fn diff_runs_with(
+    left: &str,
+    right: &str,
+    options: &DiffOptions<'_>,
+) -> Result<RunDiff, RunsError> {
+    let left_name = options.left_name.unwrap_or("left run");
+    let right_name = options.right_name.unwrap_or("right run");
     let l = read_records(left, left_name)?;
     let r = read_records(right, right_name)?;
     let clip_aware = ["observed_bytes", "sha256_observed"];
     let kind = if all_have(&l, &clip_aware) && all_have(&r, &clip_aware) {
         let check = |text: &str| check_bytes(text.as_bytes(), CheckOptions::default());
         RunDiffKind::Slices(compare_span_runs(&check(left), &check(right)))
+    } else if all_have(&l, &["generation_sha256"]) || all_have(&r, &["generation_sha256"]) {
+        let generations =
+            |records: &[Value]| records.is_empty() || all_have(records, &["generation_sha256"]);
+        if !generations(&l) || !generations(&r) {
+            return Err(RunsError::MixedKinds);
+        }
+        RunDiffKind::Generations(gate::diff_generations(&l, &r))
     } else if all_have(&l, &["mutation_hop"]) || all_have(&r, &["mutation_hop"]) {
         let hop_run =
             |records: &[Value]| records.is_empty() || all_have(records, &["mutation_hop"]);
@@ -193,12 +295,34 @@ pub fn diff_runs(
         RunDiffKind::Slices(d) => !d.injected_changed.is_empty() || d.builder_changed,
         RunDiffKind::Hops(c) => c.changed + c.only_left + c.only_right > 0,
         RunDiffKind::Manifest(d) => !d.is_empty(),
+        RunDiffKind::Generations(d) => !d.is_empty(),
     };
+    let gate = match &kind {
+        RunDiffKind::Manifest(_) => {
+            let left = side_gate(&l, options.left_store, left_name)?;
+            let right = side_gate(&r, options.right_store, right_name)?;
+            let (lc, rc) = (options.left_store.is_some(), options.right_store.is_some());
+            Some(RunGate {
+                gated: left.is_empty() && right.is_empty() && lc && rc,
+                left,
+                right,
+                left_bodies_checked: lc,
+                right_bodies_checked: rc,
+                allowed_ungated: options.allow_ungated,
+            })
+        }
+        _ => None,
+    };
+    let ungated = gate
+        .as_ref()
+        .is_some_and(|g| !g.gated && !g.allowed_ungated);
     Ok(RunDiff {
         kind,
         left_records: l.len(),
         right_records: r.len(),
         differs,
+        fails: differs || ungated,
+        gate,
     })
 }
 
@@ -223,6 +347,7 @@ mod tests {
             RunDiffKind::Slices(_) => "slices",
             RunDiffKind::Hops(_) => "hops",
             RunDiffKind::Manifest(_) => "manifest",
+            RunDiffKind::Generations(_) => "generations",
         }
     }
 
@@ -282,6 +407,86 @@ mod tests {
             err.to_string()
                 .starts_with("left.jsonl, record 1: not a hop row"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn manifests_are_diffed_after_both_gates() {
+        use crate::gate::{tool_span_of_values, write_bodies, Body, MemoryStore};
+        use serde_json::json;
+        let mut store = MemoryStore::new();
+        let line = |name: &str, status: &str, store: &mut MemoryStore| {
+            let (a, r) = (json!({"q": name}), json!([1]));
+            let span = tool_span_of_values(name, &a, &r, status).unwrap();
+            let body = |v: &Value| Body::from_value(v, crate::canonical::Form::Python).unwrap();
+            write_bodies(store, &span, &body(&a), &body(&r)).unwrap();
+            serde_json::to_string(&span).unwrap()
+        };
+        let ok = line("grep", "ok", &mut store);
+        let open = line("edit", "running", &mut store);
+        let opts = |allow| DiffOptions {
+            left_store: Some(&store as &dyn BodyStore),
+            right_store: Some(&store as &dyn BodyStore),
+            allow_ungated: allow,
+            ..DiffOptions::default()
+        };
+        // Same runs, both gated: no failure.
+        let d = diff_runs_with(&ok, &ok, &opts(false)).unwrap();
+        assert!(d.gate.as_ref().unwrap().gated && !d.fails);
+        // An open span on the right: the diff is empty, yet the comparison fails, naming it.
+        let both = format!("{ok}\n{open}");
+        let d = diff_runs_with(&both, &both, &opts(false)).unwrap();
+        let g = d.gate.as_ref().unwrap();
+        assert!(!d.differs && d.fails && !g.gated);
+        assert_eq!(g.right[0].message, "open:edit");
+        assert!(!diff_runs_with(&both, &both, &opts(true)).unwrap().fails);
+        // Without stores the bodies are unchecked: not gated.
+        let d = diff_runs(&ok, &ok, "l", "r").unwrap();
+        let g = d.gate.as_ref().unwrap();
+        assert!(g.left.is_empty() && !g.left_bodies_checked && !g.gated && d.fails);
+        // A body missing from the store.
+        let mut thin = store.clone();
+        let digest = serde_json::from_str::<Value>(&ok).unwrap()["result_sha256"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        thin.remove(&digest);
+        let d = diff_runs_with(
+            &ok,
+            &ok,
+            &DiffOptions {
+                left_store: Some(&thin),
+                right_store: Some(&store),
+                ..DiffOptions::default()
+            },
+        )
+        .unwrap();
+        let g = d.gate.unwrap();
+        assert_eq!(g.left[0].message, format!("missing:{digest}"));
+        assert!(g.right.is_empty() && d.fails);
+        // Clip-aware spans and hop rows have no export gate.
+        let spans =
+            r#"{"name":"grep","observed_bytes":10,"injected_bytes":10,"injected_tokens":3}"#;
+        let d = diff_runs(spans, spans, "l", "r").unwrap();
+        assert!(d.gate.is_none() && !d.fails);
+    }
+
+    #[test]
+    fn generation_files_diff_beside_the_manifest() {
+        let g = |turn: u64, text: &str| {
+            serde_json::to_string(&gate::generation_fingerprint(text, Some(turn), None, None))
+                .unwrap()
+        };
+        let left = format!("{}\n{}", g(1, "plan"), g(2, "port 8080"));
+        let right = format!("{}\n{}", g(1, "plan"), g(2, "port 5432"));
+        let d = diff_runs(&left, &right, "l", "r").unwrap();
+        assert_eq!(kind(&d), "generations");
+        assert!(d.differs && d.fails && d.gate.is_none());
+        assert!(!diff_runs(&left, &left, "l", "r").unwrap().differs);
+        let rec = r#"{"name":"grep","status":"ok","args_sha256":"a","result_sha256":"b"}"#;
+        assert_eq!(
+            diff_runs(&left, rec, "l", "r").unwrap_err().code(),
+            "mixed_runs"
         );
     }
 

@@ -94,10 +94,12 @@ fn every_line_is_accounted_for() {
             .filter(|r| r.observed_bytes.is_some() && r.injected_bytes.is_some())
             .count() as u64;
         assert_eq!(h.not_cut + h.bins.iter().sum::<u64>(), with_lengths);
-        // Nothing checked (every entry skipped or invalid) is never a pass either.
+        // Nothing checked (every entry skipped or invalid) is never a pass either, nor is a
+        // clip_reason outside the closed enum (strict by default).
         let nothing_checked = c.total == 0 && c.skipped + c.invalid > 0;
         assert_eq!(r.nothing_checked.is_some(), nothing_checked);
-        let fails = c.silent_clip + c.incomplete + c.invalid > 0 || nothing_checked;
+        let fails =
+            c.silent_clip + c.incomplete + c.invalid + c.unknown_clip_reason > 0 || nothing_checked;
         assert_eq!(r.exit_code, i32::from(fails));
         // Rows come in priority order, then line order.
         assert!(r

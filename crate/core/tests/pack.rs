@@ -693,3 +693,96 @@ fn stream_matches_pack_when_it_fits_and_bounds_memory_when_not() {
     );
     assert_checks(&p);
 }
+
+// --- Seed 004: "Do not paste other tenants' rows" ---------------------------------------
+
+#[test]
+fn other_tenants_rows_never_reach_the_model() {
+    use toolslice::pack::TenantPolicy;
+    let rows = json!({"rows": [
+        {"tenant_id": "acme", "invoice": "A-1", "total": 120},
+        {"tenant_id": "globex", "invoice": "G-9", "total": 99000},
+        {"tenant_id": "acme", "invoice": "A-2", "total": 80}
+    ]});
+    let policy = PackOptions {
+        limit: Some(4096),
+        tenant: Some(TenantPolicy {
+            tenant: "acme".into(),
+            ..TenantPolicy::default()
+        }),
+        ..PackOptions::default()
+    };
+    // As a JSON value and as the text most tools return.
+    for result in [
+        ToolResult::json("list_invoices", "call_t", rows.clone()),
+        ToolResult::text("list_invoices", "call_t", rows.to_string()),
+    ] {
+        let p = pack(&result, &policy, &Registry::new(), None, None).unwrap();
+        let content = &p.envelope.content;
+        assert!(
+            !content.contains("globex") && !content.contains("G-9"),
+            "{content}"
+        );
+        assert!(
+            content.contains("A-1") && content.contains("A-2"),
+            "{content}"
+        );
+        let dropped: Vec<_> = p
+            .receipts
+            .iter()
+            .filter(|r| r.rule_id == "foreign_tenant")
+            .collect();
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(dropped[0].field_path, "$.rows[1]");
+        // Declared as a change for safety, so the span passes the checker.
+        assert_eq!(p.span.clip_reason.as_deref(), Some("redaction"));
+        assert!(p.envelope.redacted);
+        assert_checks(&p);
+    }
+    // Without a policy the rows stay (the packer cannot know whose they are).
+    let p = run(&ToolResult::json("list_invoices", "c", rows), 4096);
+    assert!(p.envelope.content.contains("globex"));
+}
+
+// --- Seed 004's classroom: at 80 characters get_logs keeps a preview, not only a marker ---
+
+#[test]
+fn classroom_get_logs_at_80_chars_leaves_a_preview_and_a_hint() {
+    use toolslice::truncate::Unit;
+    // The page's example: a 200-character job log with a (fake) token on its second line.
+    let token = format!("ghp_{}Z9y8", "A1b2C3d4E5f6G7h8".repeat(2));
+    let log = [
+        "job 42 started".to_string(),
+        format!("auth token={token}"),
+        "fetched 118 rows from the db".into(),
+        "wrote batch 1 of 2 (60 rows)".into(),
+        "wrote batch 2 of 2 (58 rows)".into(),
+        "checksum: ok".into(),
+        "done: 118 rows written in 4.20 s.".into(),
+    ]
+    .join("\n");
+    assert_eq!(log.chars().count(), 200);
+    let o = PackOptions {
+        limit: Some(80),
+        unit: Unit::Chars,
+        kind: Some(Kind::Text),
+        ..PackOptions::default()
+    };
+    let p = pack(
+        &ToolResult::text("get_logs", "call_2", log),
+        &o,
+        &Registry::new(),
+        None,
+        None,
+    )
+    .unwrap();
+    let content = &p.envelope.content;
+    assert!(content.chars().count() <= 80, "{content}");
+    assert!(p.envelope.truncated);
+    assert!(
+        content.starts_with("job 42 started\n"),
+        "a preview of the log: {content}"
+    );
+    assert!(content.contains("get_more(id=\"call_2\""), "{content}");
+    assert!(!content.contains("ghp_"));
+}

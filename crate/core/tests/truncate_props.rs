@@ -245,6 +245,8 @@ fn options(rng: &mut Rng, text: &str) -> Options {
         Pattern::Search,
         Pattern::File,
         Pattern::Json,
+        Pattern::Csv,
+        Pattern::Yaml,
     ]);
     let unit = *rng.pick(&[
         Unit::Bytes,
@@ -725,6 +727,8 @@ fn edge_inputs() {
                     Pattern::Terminal,
                     Pattern::Search,
                     Pattern::File,
+                    Pattern::Csv,
+                    Pattern::Yaml,
                 ] {
                     check(0, input, &Options::new(p, Budget::new(unit, limit)));
                 }

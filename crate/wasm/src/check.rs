@@ -28,6 +28,12 @@ export interface CheckOptions {
    * code `unknown_format`.
    */
   format?: FormatOption;
+  /**
+   * Keep the seed script's leniency about `clip_reason`: a value outside the closed enum
+   * declares the clip and does not fail the run (it is still counted and warned about). By
+   * default it is not a declaration, and the run fails naming it.
+   */
+  lenientClipReason?: boolean;
 }
 
 /** How a tool result was matched with what a later model call received. */
@@ -90,6 +96,8 @@ export interface Counts {
   lines: number;
   /** Rows that carry a warning. */
   warned: number;
+  /** Rows whose clip_reason is outside the closed enum (they fail the run unless lenient). */
+  unknown_clip_reason: number;
 }
 
 /** Why a line is invalid, as a stable code. */
@@ -207,6 +215,7 @@ extern "C" {
 struct Options {
     flagged_only: bool,
     format: Option<String>,
+    lenient_clip_reason: bool,
 }
 
 fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
@@ -214,6 +223,7 @@ fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
     Ok(CheckOptions {
         flagged_only: opts.flagged_only,
         format: format_option(opts.format.as_deref())?,
+        lenient_clip_reason: opts.lenient_clip_reason,
         ..CheckOptions::default()
     })
 }

@@ -8,15 +8,39 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::canonical::{form_of, json_of, json_text_of};
+use super::pack::JsPolicy;
 use super::{bytes_of, error_with_code, from_js, into_error, options_of, to_js};
-use toolslice::canonical::Form;
 use toolslice::gate::{
-    self, body_action, BodyAction, BodyStore, ManifestEntry, StoreError, ToolSpan,
+    self, body_action, BodyAction, BodyStore, ManifestEntry, StoreError, ToolSpan, VolatilePolicy,
 };
+use toolslice::redact::Policy;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_GATE: &'static str = r#"
-/** The seed's span record: what leaves the machine. */
+/** Why a value was taken out of a hashed body. */
+export type VolatileKind = "timestamp" | "request_id" | "temp_path" | "key" | "path";
+
+/** A value stripped before hashing: kept beside the record, never in a hash. */
+export interface StrippedValue {
+  /** `$.args...` or `$.result...`. */
+  field_path: string;
+  kind: VolatileKind;
+  value: JsonValue;
+}
+
+/** A redaction receipt of the gate: `field_path` starts with `$.args` or `$.result`. */
+export interface GateReceipt {
+  field_path: string;
+  rule_id: string;
+  original_len: number;
+  replacement: string;
+  offset?: number;
+}
+
+/**
+ * The seed's span record: what leaves the machine. `receipts` and `volatile` are present
+ * only when something was redacted or stripped; they are not part of any hash or manifest.
+ */
 export interface ToolSpan {
   name: string;
   status: string;
@@ -25,6 +49,26 @@ export interface ToolSpan {
   args_len: number;
   result_sha256: string;
   result_len: number;
+  receipts?: GateReceipt[];
+  volatile?: StrippedValue[];
+}
+
+/**
+ * Which values change on every run without the call changing. Default: timestamp and
+ * request-id key names (`timestamp`, `created_at`, `request_id`, `trace_id`, `nonce` ...,
+ * compared without case and separators) and absolute temp paths.
+ */
+export interface VolatilePolicy {
+  /** Use the default key names (default true). */
+  defaults?: boolean;
+  /** More volatile key names. */
+  keys?: string[];
+  /** Default key names that are data here (`time` in a timetable). */
+  keep?: string[];
+  /** JSON paths: `$.meta.run`, `$.items[*].seen`, `$.*.ts`. */
+  paths?: string[];
+  /** Replace `/tmp/<random>`, `/var/folders/../T/<random>`, `%TEMP%\<random>` (default true). */
+  tempPaths?: boolean;
 }
 
 export interface PayloadOptions {
@@ -35,6 +79,14 @@ export interface PayloadOptions {
    * without loss (big integers stay exact). Otherwise they are JavaScript values.
    */
   json?: boolean;
+  /**
+   * Redaction before hashing (the seed's order: redact, canonicalise, hash, store), with the
+   * same rules as `pack`. On by default; `false` turns it off (the secret is then hashed and
+   * stored), a policy object configures it.
+   */
+  redact?: boolean | RedactPolicy;
+  /** Volatile values stripped before hashing. On by default; `false` turns it off. */
+  volatile?: boolean | VolatilePolicy;
 }
 
 /**
@@ -129,30 +181,88 @@ extern "C" {
     pub type JsReadBack;
 }
 
+/// `true`/absent: the default policy; `false`: off; an object: that policy.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Toggle<T> {
+    On(bool),
+    Policy(T),
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct JsVolatile {
+    defaults: Option<bool>,
+    keys: Option<Vec<String>>,
+    keep: Option<Vec<String>>,
+    paths: Option<Vec<String>>,
+    temp_paths: Option<bool>,
+}
+
 #[derive(Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 struct PayloadOptions {
     form: Option<String>,
     json: bool,
+    redact: Option<Toggle<JsPolicy>>,
+    volatile: Option<Toggle<JsVolatile>>,
 }
 
-fn payload_options(value: Option<JsPayloadOptions>) -> Result<(Form, bool), JsValue> {
+/// The options of every gate function: the compiled gate and whether payloads are JSON text.
+fn payload_options(value: Option<JsPayloadOptions>) -> Result<(gate::Gate, bool), JsValue> {
     let opts: PayloadOptions = options_of(value, "payload options")?;
     let form = form_of(opts.form.map(JsValue::from).as_ref())?;
-    Ok((form, opts.json))
-}
-
-/// The canonical body of one payload (a JS value, or JSON text when `json` is set).
-fn body(value: &JsValue, form: Form, json: bool, what: &str) -> Result<gate::Body, JsValue> {
-    let text = if json {
-        bytes_of(value, what)?
-    } else {
-        json_text_of(value)?.into_bytes()
+    let redact = match opts.redact {
+        None | Some(Toggle::On(true)) => Some(Policy::default()),
+        Some(Toggle::On(false)) => None,
+        Some(Toggle::Policy(p)) => Some(p.into_core()),
     };
-    gate::Body::from_json(&text, form).map_err(into_error)
+    let volatile = match opts.volatile {
+        None | Some(Toggle::On(true)) => Some(VolatilePolicy::default()),
+        Some(Toggle::On(false)) => None,
+        Some(Toggle::Policy(v)) => {
+            let d = VolatilePolicy::default();
+            Some(VolatilePolicy {
+                defaults: v.defaults.unwrap_or(d.defaults),
+                keys: v.keys.unwrap_or(d.keys),
+                keep: v.keep.unwrap_or(d.keep),
+                paths: v.paths.unwrap_or(d.paths),
+                temp_paths: v.temp_paths.unwrap_or(d.temp_paths),
+            })
+        }
+    };
+    let policy = gate::GatePolicy {
+        form,
+        redact,
+        volatile,
+    };
+    Ok((gate::Gate::new(&policy).map_err(into_error)?, opts.json))
 }
 
-/// The seed's `tool_span(name, args, result, status)`: two canonical hashes and lengths.
+/// The JSON text of one payload (a JS value, or JSON text when `json` is set).
+fn payload(value: &JsValue, json: bool, what: &str) -> Result<Vec<u8>, JsValue> {
+    if json {
+        bytes_of(value, what)
+    } else {
+        Ok(json_text_of(value)?.into_bytes())
+    }
+}
+
+fn record(
+    gate: &gate::Gate,
+    json: bool,
+    name: &str,
+    args: &JsValue,
+    result: &JsValue,
+    status: &str,
+) -> Result<gate::Recorded, JsValue> {
+    let a = payload(args, json, "args")?;
+    let r = payload(result, json, "result")?;
+    gate.record(name, &a, &r, status).map_err(into_error)
+}
+
+/// The seed's `tool_span(name, args, result, status)`: two canonical hashes and lengths,
+/// taken after redaction and volatile stripping (both on by default).
 #[wasm_bindgen(js_name = toolSpan)]
 pub fn tool_span_js(
     name: &str,
@@ -161,16 +271,15 @@ pub fn tool_span_js(
     status: &str,
     options: Option<JsPayloadOptions>,
 ) -> Result<JsToolSpan, JsValue> {
-    let (form, json) = payload_options(options)?;
-    let a = body(args, form, json, "args")?;
-    let r = body(result, form, json, "result")?;
-    Ok(to_js(&gate::tool_span(name, &a, &r, status))?.unchecked_into())
+    let (gate, json) = payload_options(options)?;
+    let rec = record(&gate, json, name, args, result, status)?;
+    Ok(to_js(&rec.span)?.unchecked_into())
 }
 
-/// The seed's `write_bodies(store, span, args, result)`: stores the canonical bodies under
-/// the span's digests. Throws `unstable_canonical_form` when a different text is already
-/// stored under a digest, and `digest_mismatch` when a body does not hash to the span's
-/// digest.
+/// The seed's `write_bodies(store, span, args, result)`: stores the canonical bodies (after
+/// redaction and volatile stripping, with the same options as `toolSpan`) under the span's
+/// digests. Throws `unstable_canonical_form` when a different text is already stored under a
+/// digest, and `digest_mismatch` when a body does not hash to the span's digest.
 #[wasm_bindgen(js_name = writeBodies)]
 pub fn write_bodies_js(
     store: &JsBodyStore,
@@ -179,12 +288,29 @@ pub fn write_bodies_js(
     result: &JsPayload,
     options: Option<JsPayloadOptions>,
 ) -> Result<(), JsValue> {
-    let (form, json) = payload_options(options)?;
+    let (gate, json) = payload_options(options)?;
     let span: ToolSpan = from_js(span.into(), "span")?;
-    let a = body(args, form, json, "args")?;
-    let r = body(result, form, json, "result")?;
+    let rec = record(&gate, json, &span.name, args, result, &span.status)?;
     let mut store = JsStore::new(store)?;
-    gate::write_bodies(&mut store, &span, &a, &r).map_err(into_error)
+    gate::write_bodies(&mut store, &span, &rec.args, &rec.result).map_err(into_error)
+}
+
+/// `toolSpan` and `writeBodies` in one call, as the seed's runner wiring asks: the span of
+/// the call (redacted, volatile values stripped) and its bodies in `store`.
+#[wasm_bindgen(js_name = recordCall)]
+pub fn record_call_js(
+    store: &JsBodyStore,
+    name: &str,
+    args: &JsPayload,
+    result: &JsPayload,
+    status: &str,
+    options: Option<JsPayloadOptions>,
+) -> Result<JsToolSpan, JsValue> {
+    let (gate, json) = payload_options(options)?;
+    let rec = record(&gate, json, name, args, result, status)?;
+    let mut store = JsStore::new(store)?;
+    gate::write_bodies(&mut store, &rec.span, &rec.args, &rec.result).map_err(into_error)?;
+    Ok(to_js(&rec.span)?.unchecked_into())
 }
 
 /// What a store should do with `text` under `digest`, given what it holds there
@@ -253,7 +379,7 @@ pub fn read_back_js(sent: &JsSpanList, fetched: &JsSpanList) -> Result<JsReadBac
 }
 
 /// A JS object used as a [`BodyStore`]: `get`, `set` or `put`, and `has` when present.
-struct JsStore {
+pub(crate) struct JsStore {
     target: JsValue,
     get: Option<js_sys::Function>,
     set: Option<js_sys::Function>,
@@ -261,7 +387,7 @@ struct JsStore {
 }
 
 impl JsStore {
-    fn new(target: &JsValue) -> Result<JsStore, JsValue> {
+    pub(crate) fn new(target: &JsValue) -> Result<JsStore, JsValue> {
         if !target.is_object() {
             return Err(error_with_code(
                 "store must be an object with get(digest) and set(digest, text), such as a Map",
@@ -348,4 +474,225 @@ impl BodyStore for JsStore {
             None => Ok(self.get(digest)?.is_some()),
         }
     }
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_GATED: &'static str = r#"
+export interface GateToolOptions extends PayloadOptions {
+  /** Where the bodies go (a `Map`, or any `BodyStoreLike`); default: a new `Map`. */
+  store?: BodyStoreLike;
+  /** Called with every span, right after the call settles and its bodies are stored. */
+  onSpan?: (span: ToolSpan) => void;
+}
+
+/**
+ * The tool function wrapped at the boundary: same argument, same (awaited) result or
+ * rejection, and every call recorded by `recordCall` (arguments hashed before the tool runs;
+ * status `ok`, or `error` with the thrown error as the result body).
+ */
+export type GatedTool<A, R> = (args: A) => Promise<Awaited<R>>;
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "GateToolOptions")]
+    pub type JsGateToolOptions;
+    #[wasm_bindgen(typescript_type = "(args: any) => any")]
+    pub type JsToolFunction;
+    #[wasm_bindgen(typescript_type = "GatedTool<any, any>")]
+    pub type JsGatedTool;
+}
+
+/// The state one gated tool shares between its calls.
+struct Gated {
+    name: String,
+    tool: js_sys::Function,
+    store: JsValue,
+    on_span: Option<js_sys::Function>,
+    gate: gate::Gate,
+    json: bool,
+}
+
+impl Gated {
+    /// Records one settled call: bodies into the store, the span to `onSpan`.
+    fn settle(&self, args: &[u8], result: &[u8], status: &str) -> Result<(), JsValue> {
+        let rec = self
+            .gate
+            .record(&self.name, args, result, status)
+            .map_err(into_error)?;
+        let mut store = JsStore::new(&self.store)?;
+        gate::write_bodies(&mut store, &rec.span, &rec.args, &rec.result).map_err(into_error)?;
+        if let Some(f) = &self.on_span {
+            f.call1(&JsValue::NULL, &to_js(&rec.span)?)?;
+        }
+        Ok(())
+    }
+
+    /// The result body of a value the tool returned (undefined is JSON null).
+    fn result_text(&self, value: &JsValue) -> Result<Vec<u8>, JsValue> {
+        if value.is_undefined() {
+            return Ok(b"null".to_vec());
+        }
+        payload(value, self.json, "result")
+    }
+}
+
+/// The result body of what a tool threw.
+fn thrown(err: &JsValue) -> Vec<u8> {
+    let get = |key: &str| {
+        js_sys::Reflect::get(err, &JsValue::from_str(key))
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    let (message, name, code) = if err.is_instance_of::<js_sys::Error>() {
+        (describe(err), get("name"), get("code"))
+    } else {
+        let text = err.as_string().unwrap_or_else(|| describe(err));
+        (text, None, None)
+    };
+    gate::error_result(&message, name.as_deref(), code.as_deref()).into_bytes()
+}
+
+/// Wraps a tool function (sync or async) so that the same call both invokes the tool and
+/// records it (seed 002: "wire it to the agent runner so the same function both invokes the
+/// tool and calls tool_span plus write_bodies"). The wrapper returns a Promise of the tool's
+/// result, or rejects with what it threw, after the span is recorded.
+#[wasm_bindgen(js_name = gateTool)]
+pub fn gate_tool(
+    name: &str,
+    tool: JsToolFunction,
+    options: Option<JsGateToolOptions>,
+) -> Result<JsGatedTool, JsValue> {
+    let tool: js_sys::Function = JsValue::from(tool)
+        .dyn_into()
+        .map_err(|_| error_with_code("the tool must be a function", "invalid_argument"))?;
+    // `store` and `onSpan` are JS objects: read them here; the rest are payload options.
+    let opts: JsValue = options.map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
+    let (mut store, mut on_span, mut rest) = (JsValue::UNDEFINED, None, JsValue::UNDEFINED);
+    if opts.is_object() {
+        let copy = js_sys::Object::assign(&js_sys::Object::new(), opts.unchecked_ref());
+        let key = |k: &str| JsValue::from_str(k);
+        store = js_sys::Reflect::get(&copy, &key("store"))?;
+        let f = js_sys::Reflect::get(&copy, &key("onSpan"))?;
+        if !f.is_undefined() {
+            on_span =
+                Some(f.dyn_into::<js_sys::Function>().map_err(|_| {
+                    error_with_code("onSpan must be a function", "invalid_argument")
+                })?);
+        }
+        js_sys::Reflect::delete_property(&copy, &key("store"))?;
+        js_sys::Reflect::delete_property(&copy, &key("onSpan"))?;
+        rest = copy.into();
+    }
+    if store.is_undefined() {
+        store = js_sys::Map::new().into();
+    }
+    JsStore::new(&store)?;
+    let (gate, json) = payload_options(Some(rest.unchecked_into()))?;
+    let state = std::rc::Rc::new(Gated {
+        name: name.to_string(),
+        tool,
+        store,
+        on_span,
+        gate,
+        json,
+    });
+    let call = move |args: JsValue| -> Result<JsValue, JsValue> {
+        // Hash what the tool received, before it can mutate it.
+        let args_text = payload(&args, state.json, "args")?;
+        let out = match state.tool.call1(&JsValue::NULL, &args) {
+            Ok(out) => out,
+            Err(err) => {
+                state.settle(&args_text, &thrown(&err), "error")?;
+                return Ok(js_sys::Promise::reject(&err).into());
+            }
+        };
+        let promise = js_sys::Promise::resolve(&out);
+        let (ok_state, err_state) = (state.clone(), state.clone());
+        let ok_args = args_text.clone();
+        let on_ok = Closure::once_into_js(move |value: JsValue| -> Result<JsValue, JsValue> {
+            let result = ok_state.result_text(&value)?;
+            ok_state.settle(&ok_args, &result, "ok")?;
+            Ok(value)
+        });
+        let on_err = Closure::once_into_js(move |err: JsValue| -> Result<JsValue, JsValue> {
+            err_state.settle(&args_text, &thrown(&err), "error")?;
+            Err(err)
+        });
+        // `then` called by name: it takes the two leaked closures as plain functions.
+        let then: js_sys::Function =
+            js_sys::Reflect::get(&promise, &JsValue::from_str("then"))?.dyn_into()?;
+        then.call2(&promise, &on_ok, &on_err)
+    };
+    let closure = Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(call);
+    Ok(closure.into_js_value().unchecked_into())
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_GENERATION: &'static str = r#"
+export interface GenerationOptions {
+  /** The model turn (pairs records across runs when `id` is absent). */
+  turn?: number;
+  /** A stable id of the generation (pairs records across runs). */
+  id?: string;
+  /** Redaction before hashing (default on, the gate's rules); `false` turns it off. */
+  redact?: boolean | RedactPolicy;
+}
+
+/**
+ * The fingerprint of generation text that never passed through a tool: one line of the
+ * file kept beside the manifest (seed 002), never part of a tool hash.
+ */
+export interface GenerationFingerprint {
+  id?: string;
+  turn?: number;
+  /** SHA-256 of the (redacted) text's UTF-8 bytes. */
+  generation_sha256: string;
+  generation_len: number;
+  receipts?: GateReceipt[];
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "GenerationOptions")]
+    pub type JsGenerationOptions;
+    #[wasm_bindgen(typescript_type = "GenerationFingerprint")]
+    pub type JsGenerationFingerprint;
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct GenerationOptions {
+    turn: Option<u64>,
+    id: Option<String>,
+    redact: Option<Toggle<JsPolicy>>,
+}
+
+/// Fingerprints one turn's generation text (redacted first, by default).
+#[wasm_bindgen(js_name = generationFingerprint)]
+pub fn generation_fingerprint_js(
+    text: &JsPayload,
+    options: Option<JsGenerationOptions>,
+) -> Result<JsGenerationFingerprint, JsValue> {
+    let opts: GenerationOptions = options_of(options, "generation options")?;
+    let bytes = bytes_of(text, "text")?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        error_with_code(
+            &format!(
+                "text is not valid UTF-8 (bad byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+            "invalid_utf8",
+        )
+    })?;
+    let redactor = match opts.redact {
+        None | Some(Toggle::On(true)) => Some(toolslice::redact::Redactor::default()),
+        Some(Toggle::On(false)) => None,
+        Some(Toggle::Policy(p)) => {
+            Some(toolslice::redact::Redactor::new(&p.into_core()).map_err(into_error)?)
+        }
+    };
+    let fp = gate::generation_fingerprint(&text, opts.turn, opts.id.as_deref(), redactor.as_ref());
+    Ok(to_js(&fp)?.unchecked_into())
 }

@@ -31,6 +31,8 @@ use toolslice::error::Coded;
 pub mod canonical;
 #[cfg(feature = "check")]
 pub mod check;
+#[cfg(feature = "full")]
+pub mod emit;
 #[cfg(feature = "check")]
 pub mod formats;
 #[cfg(feature = "full")]

@@ -23,7 +23,7 @@ use super::check::JsInput;
 use super::{bytes_of, error_with_code, from_js, into_error, options_from, to_js};
 use toolslice::pack::{
     self, Body, Kind, PackOptions, Packed, Packer, PageStore, PageStoreError, ShapeOptions,
-    StoredPage, ToolResult, ToolSpec,
+    StoredPage, TenantPolicy, ToolResult, ToolSpec,
 };
 use toolslice::redact::Policy;
 use toolslice::truncate::{TokenCounter, Unit};
@@ -104,6 +104,12 @@ export interface PackOptions {
    * most: the page store's 16 MiB). A longer stream gets the short error.
    */
   streamCap?: number;
+  /**
+   * Seed 004: "Do not paste other tenants' rows". Rows (objects) whose `key` (default
+   * `tenant_id`) names another tenant are dropped before anything else sees the result, each
+   * with a receipt (`rule_id: "foreign_tenant"`, no character of the row).
+   */
+  tenant?: { tenant: string; key?: string; requireKey?: boolean };
   /** Counts tokens (for `unit: "tokens"` and `injected_tokens`); default: the estimate. */
   countTokens?: (text: string) => number;
   /** Where the text for `get_more` goes (default: the module's bounded store). */
@@ -286,6 +292,15 @@ struct JsOptions {
     stream_cap: Option<usize>,
     return_stored: Option<bool>,
     segments: Option<bool>,
+    tenant: Option<JsTenant>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JsTenant {
+    tenant: String,
+    key: Option<String>,
+    require_key: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -398,6 +413,14 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
             short_hashes: o.short_hashes.unwrap_or(false),
             segments: o.segments.unwrap_or(false),
             stream_cap: o.stream_cap,
+            tenant: o.tenant.map(|t| {
+                let d = TenantPolicy::default();
+                TenantPolicy {
+                    tenant: t.tenant,
+                    key: t.key.unwrap_or(d.key),
+                    require_key: t.require_key.unwrap_or(d.require_key),
+                }
+            }),
         },
         counter,
         store,

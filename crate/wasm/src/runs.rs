@@ -6,7 +6,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::check::JsInput;
+use super::gate::JsStore;
 use super::{bytes_of, error_with_code, into_error, options_of, to_js};
+use toolslice::gate::BodyStore;
 use toolslice::runs;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -15,6 +17,39 @@ export interface DiffRunsOptions {
   /** How errors name each side (a file name); default "left run" and "right run". */
   leftName?: string;
   rightName?: string;
+  /**
+   * Body stores for the export gate that runs before a manifest diff (seed 002: diff only
+   * after both gates are empty). `store` serves both sides. Without one, bodies are not
+   * checked and the runs are not gated.
+   */
+  store?: DigestLookup;
+  leftStore?: DigestLookup;
+  rightStore?: DigestLookup;
+  /** Do not fail (`fails`) a manifest diff of runs that are not gated; `gate` still says so. */
+  allowUngated?: boolean;
+}
+
+/** Generation fingerprints of two runs, paired by id, else turn, else position. */
+export interface GenerationDiff {
+  same: number;
+  changed: {
+    key: string;
+    left_sha256: string | null; right_sha256: string | null;
+    left_len: number | null; right_len: number | null;
+  }[];
+  only_left: string[];
+  only_right: string[];
+}
+
+/** The export gate of both runs of a manifest diff. */
+export interface RunGate {
+  left: GateProblem[];
+  right: GateProblem[];
+  left_bodies_checked: boolean;
+  right_bodies_checked: boolean;
+  /** Both gates empty and both sides' bodies checked. */
+  gated: boolean;
+  allowed_ungated: boolean;
 }
 
 /** Two runs compared as what they hold: clip-aware span files (`slices`), hop rows
@@ -23,12 +58,17 @@ export type RunDiff = (
   | { kind: "slices"; diff: SpanRunDiff }
   | { kind: "hops"; diff: RunComparison }
   | { kind: "manifest"; diff: ManifestDiff }
+  | { kind: "generations"; diff: GenerationDiff }
 ) & {
   /** Records read from each side. */
   left_records: number;
   right_records: number;
   /** A difference a gate should fail on (policy drift alone is none). */
   differs: boolean;
+  /** Manifest diffs only: what the export gate says of each run. */
+  gate?: RunGate;
+  /** The comparison fails: the runs differ, or a manifest diff ran on runs not gated. */
+  fails: boolean;
 };
 "#;
 
@@ -47,6 +87,19 @@ extern "C" {
 struct Names {
     left_name: Option<String>,
     right_name: Option<String>,
+    allow_ungated: bool,
+}
+
+/// `options[key]`, as a body store, when present.
+fn store_of(options: &JsValue, key: &str) -> Result<Option<JsStore>, JsValue> {
+    if !options.is_object() {
+        return Ok(None);
+    }
+    let v = js_sys::Reflect::get(options, &JsValue::from_str(key))?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    JsStore::new(&v).map(Some)
 }
 
 fn text_of(input: &JsInput, side: &str) -> Result<String, JsValue> {
@@ -70,13 +123,39 @@ pub fn diff_runs_js(
     right: &JsInput,
     options: Option<JsDiffRunsOptions>,
 ) -> Result<JsRunDiff, JsValue> {
-    let names: Names = options_of(options, "diffRuns options")?;
+    let raw: JsValue = options.map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
+    let names: Names = options_of(Some(stores_removed(&raw)?), "diffRuns options")?;
     let left_name = names.left_name.as_deref().unwrap_or("left run");
     let right_name = names.right_name.as_deref().unwrap_or("right run");
     let l = text_of(left, left_name)?;
     let r = text_of(right, right_name)?;
-    let diff = runs::diff_runs(&l, &r, left_name, right_name).map_err(into_error)?;
+    let both = store_of(&raw, "store")?;
+    let left_store = store_of(&raw, "leftStore")?;
+    let right_store = store_of(&raw, "rightStore")?;
+    fn pick<'a>(own: &'a Option<JsStore>, both: &'a Option<JsStore>) -> Option<&'a dyn BodyStore> {
+        own.as_ref().or(both.as_ref()).map(|s| s as &dyn BodyStore)
+    }
+    let opts = runs::DiffOptions {
+        left_name: Some(left_name),
+        right_name: Some(right_name),
+        left_store: pick(&left_store, &both),
+        right_store: pick(&right_store, &both),
+        allow_ungated: names.allow_ungated,
+    };
+    let diff = runs::diff_runs_with(&l, &r, &opts).map_err(into_error)?;
     Ok(to_js(&diff)?.unchecked_into())
+}
+
+/// A copy of the options without the store objects (serde reads the plain fields).
+fn stores_removed(options: &JsValue) -> Result<JsValue, JsValue> {
+    if !options.is_object() {
+        return Ok(options.clone());
+    }
+    let copy = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+    for key in ["store", "leftStore", "rightStore"] {
+        js_sys::Reflect::delete_property(&copy, &JsValue::from_str(key))?;
+    }
+    Ok(copy.into())
 }
 
 /// The JSON records of a file: a JSON array, one object, or one value per line (blank

@@ -22,11 +22,11 @@ use toolslice::truncate::{
 const TS_TRUNCATE: &'static str = r#"
 /** Which cut to apply; `auto` follows seed 001's decision tree. */
 export type TruncatePattern =
-  | "auto" | "head" | "tail" | "head_tail" | "terminal" | "search" | "file" | "json";
+  | "auto" | "head" | "tail" | "head_tail" | "terminal" | "search" | "file" | "json" | "csv" | "yaml";
 
 /** The cut applied: `none` when the text fit and came back unchanged. */
 export type AppliedPattern =
-  | "none" | "head" | "tail" | "head_tail" | "terminal" | "search" | "file" | "json";
+  | "none" | "head" | "tail" | "head_tail" | "terminal" | "search" | "file" | "json" | "csv" | "yaml";
 
 /** `chars` counts code points (Python's len); `utf16` counts JavaScript string length. */
 export type BudgetUnit = "bytes" | "chars" | "utf16" | "tokens";
@@ -281,6 +281,7 @@ impl JsOptions {
                 keep_id_keys: j.keep_id_keys.unwrap_or(jd.keep_id_keys),
                 omitted_key: j.omitted_key.unwrap_or(jd.omitted_key),
             },
+            outcome: None,
         }
     }
 }
@@ -359,6 +360,95 @@ pub fn truncate_js(
     let result = match utf16_len {
         Some(units) => result.into_utf16_offsets_of(&text, units),
         None => result.into_utf16_offsets(&text),
+    };
+    Ok(to_js(&result)?.unchecked_into())
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_RUN_TERMINAL: &'static str = r#"
+/** What a runner captured of one command. */
+export interface CommandRun {
+  command?: string;
+  stdout?: string;
+  stderr?: string;
+  /** Absent or null when no exit code was captured. */
+  exitCode?: number | null;
+  timedOut?: boolean;
+  /** The timeout that fired, in seconds (shown in the header). */
+  timeoutSecs?: number;
+}
+
+/** A finished command as the model should read it (seed 001 §5). */
+export interface TerminalResult {
+  /**
+   * Header (tool, command, exit code, success, timeout, and a re-verify instruction when no
+   * success signal was captured), then stdout and stderr under their labels, cut by the
+   * terminal pattern to the budget (header included).
+   */
+  output: string;
+  exit_code: number | null;
+  /** exit code 0 and not timed out; null when no exit code was captured. */
+  success: boolean | null;
+  timed_out: boolean;
+  /** No success signal: the output tells the model to re-verify. */
+  reverify: boolean;
+  truncation: Truncation;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "CommandRun")]
+    pub type JsCommandRun;
+    #[wasm_bindgen(typescript_type = "TerminalResult")]
+    pub type JsTerminalResult;
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Default)]
+struct JsRun {
+    command: Option<String>,
+    stdout: String,
+    stderr: String,
+    exit_code: Option<i64>,
+    timed_out: bool,
+    timeout_secs: Option<u64>,
+}
+
+/// The seed's `run_terminal` result from what a runner captured: labelled streams, exit code
+/// and success beside the text, timeout reported, re-verify when no success signal exists.
+/// `options` are `truncate`'s (budget, tool, terminal settings); the pattern is `terminal`.
+#[wasm_bindgen(js_name = runTerminal)]
+pub fn run_terminal_js(
+    run: JsCommandRun,
+    #[wasm_bindgen(js_name = options)] options_: Option<JsTruncateOptions>,
+    #[wasm_bindgen(js_name = countTokens)] count_tokens: Option<JsTokenCounter>,
+) -> Result<JsTerminalResult, JsValue> {
+    let r: JsRun = from_js(run.into(), "command run")?;
+    let run = truncate::CommandRun {
+        command: r.command,
+        stdout: r.stdout,
+        stderr: r.stderr,
+        exit_code: r.exit_code,
+        timed_out: r.timed_out,
+        timeout_secs: r.timeout_secs,
+    };
+    let opts = options(options_)?;
+    let result = match count_tokens.filter(|f| !f.is_undefined() && !f.is_null()) {
+        Some(f) => {
+            let f = f.dyn_into::<js_sys::Function>().map_err(|_| {
+                error_with_code("countTokens must be a function", "invalid_argument")
+            })?;
+            truncate::run_terminal(&run, &opts, &JsCounter(&f))
+        }
+        None => truncate::run_terminal(&run, &opts, &truncate::EstimateTokens),
+    }
+    .map_err(into_error)?;
+    let text = truncate::label_streams(&run.stdout, &run.stderr);
+    let result = truncate::TerminalResult {
+        truncation: result.truncation.into_utf16_offsets(&text),
+        ..result
     };
     Ok(to_js(&result)?.unchecked_into())
 }

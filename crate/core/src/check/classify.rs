@@ -3,8 +3,12 @@
 //! For every well-formed record whose `status` is `ok`, `error` or absent, the status and
 //! detail are exactly what the seed's `classify` returns (a differential test holds us to
 //! it). Two things are added: a partial span (`running`, `open` ...) is `incomplete` with
-//! its status named, as the seed's limitations section asks, and an unknown `clip_reason`
-//! classifies as the seed would but carries a warning instead of passing silently.
+//! its status named, as the seed's limitations section asks, and `clip_reason` is the
+//! closed enum the seed asks for ("no free-text excuses"): by default ([`ReasonPolicy::Strict`])
+//! a value outside the enum is not a declaration, so a cut carrying one is a silent clip,
+//! and the row carries a warning naming the value, which fails the run. The seed's script
+//! is lenient (any non-`none` text declares a clip); [`ReasonPolicy::Lenient`] reproduces it
+//! exactly, still with the warning, for compatibility and for the differential test.
 
 use serde::{Deserialize, Serialize};
 
@@ -76,14 +80,44 @@ pub struct Verdict {
 
 const LENGTH_FIELDS: [&str; 3] = ["observed_bytes", "injected_bytes", "injected_tokens"];
 
-/// Classifies one span record (the seed's `classify`, plus partial spans and warnings).
+/// How a `clip_reason` outside the closed enum is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonPolicy {
+    /// The seed's enum is closed: an unknown value declares nothing (a cut carrying it is a
+    /// silent clip, a changed hash a mismatch) and its warning fails the run.
+    #[default]
+    Strict,
+    /// The seed script's leniency: any value other than `none` declares the clip; the row
+    /// still carries the warning, but the run does not fail for it.
+    Lenient,
+}
+
+/// The warning every unknown `clip_reason` carries; it starts with this prefix, so the
+/// report can count such rows.
+pub const UNKNOWN_REASON_WARNING: &str = "unknown clip_reason ";
+
+/// Classifies one span record strictly (the seed's `classify`, plus partial spans, the
+/// closed enum and warnings). See [`classify_with`].
 pub fn classify(rec: &SpanView<'_>) -> Verdict {
+    classify_with(rec, ReasonPolicy::Strict)
+}
+
+/// Classifies one span record with the given reading of unknown clip reasons.
+pub fn classify_with(rec: &SpanView<'_>, policy: ReasonPolicy) -> Verdict {
     let mut warnings = Vec::new();
     let reason = rec.clip_reason_text();
-    let undeclared = crate::bytes::eq(reason.as_bytes(), b"none");
+    let mut undeclared = crate::bytes::eq(reason.as_bytes(), b"none");
     if ClipReason::parse(reason).is_none() {
+        let consequence = match policy {
+            ReasonPolicy::Strict => {
+                undeclared = true;
+                "not a declaration; fails the run"
+            }
+            ReasonPolicy::Lenient => "read as declared (lenient)",
+        };
         warnings.push(format!(
-            "unknown clip_reason {reason:?} (expected one of: {})",
+            "{UNKNOWN_REASON_WARNING}{reason:?}: {consequence} (the enum is closed: {})",
             ClipReason::ALL.map(ClipReason::as_str).join(", ")
         ));
     }
@@ -317,12 +351,34 @@ mod tests {
     }
 
     #[test]
-    fn unknown_reason_warns_but_classifies_like_the_seed() {
-        let v = classify(&rec(Some(100), Some(50), Some(9), Some("too_big")).view());
+    fn unknown_reason_leniently_classifies_like_the_seed() {
+        let r = rec(Some(100), Some(50), Some(9), Some("too_big"));
+        let v = classify_with(&r.view(), ReasonPolicy::Lenient);
         assert_eq!(v.status, Status::Clipped);
         assert_eq!(v.detail, ["too_big", "ratio=0.50"]);
         assert_eq!(v.warnings.len(), 1);
-        assert!(v.warnings[0].contains("\"too_big\""));
+        assert!(v.warnings[0].starts_with("unknown clip_reason \"too_big\": read as declared"));
+    }
+
+    #[test]
+    fn unknown_reason_is_not_a_declaration_by_default() {
+        let v = classify(&rec(Some(100), Some(50), Some(9), Some("too_big")).view());
+        assert_eq!(v.status, Status::SilentClip);
+        assert_eq!(v.detail, ["ratio=0.50"]);
+        assert!(
+            v.warnings[0].starts_with("unknown clip_reason \"too_big\": not a declaration"),
+            "{:?}",
+            v.warnings
+        );
+        let mut same = rec(Some(10), Some(10), Some(3), Some("because"));
+        same.sha256_observed = Some("ab".into());
+        same.sha256_injected = Some("cd".into());
+        assert_eq!(classify(&same.view()).status, Status::HashMismatch);
+        // Every enum value still declares.
+        for reason in ClipReason::ALL.map(ClipReason::as_str) {
+            let v = classify(&rec(Some(100), Some(50), Some(9), Some(reason)).view());
+            assert!(v.warnings.is_empty(), "{reason}");
+        }
     }
 
     #[test]
@@ -330,5 +386,32 @@ mod tests {
         // 1 - 7/8 = 0.125 exactly: Python's format rounds half to even ("0.12").
         let v = classify(&rec(Some(8), Some(7), Some(1), None).view());
         assert_eq!(v.detail, ["ratio=0.12"]);
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    use crate::check::{check_bytes, CheckOptions};
+
+    const RUN: &[u8] = br#"{"span_id":"a","name":"read_file","observed_bytes":100,"injected_bytes":100,"injected_tokens":9,"clip_reason":"because"}
+{"span_id":"b","name":"ls","observed_bytes":10,"injected_bytes":10,"injected_tokens":3}
+"#;
+
+    #[test]
+    fn an_unknown_reason_fails_the_run_unless_lenient() {
+        let strict = check_bytes(RUN, CheckOptions::default());
+        assert_eq!(strict.counts.unknown_clip_reason, 1);
+        assert_eq!(strict.counts.silent_clip, 0, "nothing was cut");
+        assert_eq!(strict.exit_code, 1);
+        let table = crate::check::render::table(&strict);
+        assert!(table.contains("\"because\""), "{table}");
+
+        let lenient = CheckOptions {
+            lenient_clip_reason: true,
+            ..CheckOptions::default()
+        };
+        let report = check_bytes(RUN, lenient);
+        assert_eq!(report.counts.unknown_clip_reason, 1);
+        assert_eq!(report.exit_code, 0);
     }
 }

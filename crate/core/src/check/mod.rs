@@ -22,7 +22,9 @@ pub mod render;
 mod report;
 mod stream;
 
-pub use classify::{classify, clip_ratio, Status, Verdict};
+pub use classify::{
+    classify, classify_with, clip_ratio, ReasonPolicy, Status, Verdict, UNKNOWN_REASON_WARNING,
+};
 pub use compare::{compare_span_runs, InjectedChange, SliceSide, SpanRunDiff};
 // The shared row types live in `record` (readers produce them without the report builder);
 // re-exported here because a report is where users meet them.

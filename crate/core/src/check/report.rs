@@ -9,7 +9,9 @@ use crate::intern::Interner;
 
 use serde::{Deserialize, Serialize};
 
-use super::classify::{classify, clip_ratio, Status, Verdict};
+use super::classify::{
+    classify_with, clip_ratio, ReasonPolicy, Status, Verdict, UNKNOWN_REASON_WARNING,
+};
 use crate::formats::FormatOption;
 use crate::record::Sink;
 use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
@@ -74,6 +76,10 @@ pub struct Counts {
     pub lines: u64,
     /// Rows that carry a warning (an unknown `clip_reason`, say).
     pub warned: u64,
+    /// Rows whose `clip_reason` is outside the closed enum. They fail the run unless the
+    /// check is lenient ([`CheckOptions::lenient_clip_reason`]).
+    #[serde(default)]
+    pub unknown_clip_reason: u64,
 }
 
 impl Counts {
@@ -168,6 +174,9 @@ pub struct CheckOptions {
     pub format: FormatOption,
     /// How much memory the check may keep; the defaults fit a wasm32 module.
     pub limits: Limits,
+    /// Keep the seed script's leniency: a `clip_reason` outside the closed enum declares the
+    /// clip and does not fail the run (it is still counted and warned about).
+    pub lenient_clip_reason: bool,
 }
 
 /// The memory a check may keep (issue 13: a file of any size checks in bounded memory).
@@ -257,8 +266,9 @@ pub struct Report {
     /// everything).
     #[serde(default)]
     pub not_kept: NotKept,
-    /// 1 when any silent clip, incomplete span or invalid line, or when nothing was checked
-    /// (see `nothing_checked`), else 0 (as the seed).
+    /// 1 when any silent clip, incomplete span or invalid line (as the seed), when nothing
+    /// was checked (see `nothing_checked`), or, unless the check is lenient, a `clip_reason`
+    /// outside the closed enum; else 0.
     pub exit_code: i32,
 }
 
@@ -427,7 +437,19 @@ impl ReportBuilder {
             }
         };
         self.counts.lines += 1;
-        let mut verdict = classify(rec);
+        let policy = if self.options.lenient_clip_reason {
+            ReasonPolicy::Lenient
+        } else {
+            ReasonPolicy::Strict
+        };
+        let mut verdict = classify_with(rec, policy);
+        if verdict
+            .warnings
+            .first()
+            .is_some_and(|w| w.starts_with(UNKNOWN_REASON_WARNING))
+        {
+            self.counts.unknown_clip_reason += 1;
+        }
         if !provenance.warnings.is_empty() {
             verdict.warnings.extend(provenance.warnings);
         }
@@ -637,10 +659,13 @@ impl ReportBuilder {
                     counts.invalid
                 )
             });
+        let unknown_reason_fails =
+            !self.options.lenient_clip_reason && counts.unknown_clip_reason > 0;
         let fails = counts.silent_clip > 0
             || counts.incomplete > 0
             || counts.invalid > 0
-            || nothing_checked.is_some();
+            || nothing_checked.is_some()
+            || unknown_reason_fails;
         Report {
             format: self.format,
             read_as: self.read_as,

@@ -5,6 +5,9 @@ use serde_json::Value;
 
 use crate::canonical::{canonicalize, canonicalize_value, CanonicalError, Form};
 use crate::hash::sha256_hex;
+use crate::redact::Receipt;
+
+use super::volatile::Stripped;
 
 /// A canonical body: its text (what the store holds), SHA-256 hex and UTF-8 byte length.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +39,9 @@ impl Body {
 }
 
 /// The seed's span record: `name`, `status`, `args_sha256`, `args_len`, `result_sha256`,
-/// `result_len`, serialised in that order.
+/// `result_len`, serialised in that order; then, only when there are any, the redaction
+/// receipts and the volatile values stripped before hashing (see [`super::Gate`]). Neither
+/// enters a hash or a manifest, so a record without them is the seed's record exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolSpan {
     pub name: String,
@@ -45,6 +50,12 @@ pub struct ToolSpan {
     pub args_len: u64,
     pub result_sha256: String,
     pub result_len: u64,
+    /// One per replaced secret; `field_path` starts `$.args` or `$.result`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub receipts: Vec<Receipt>,
+    /// Values taken out of the hashed bodies (timestamps, request ids, temp paths).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub volatile: Vec<Stripped>,
 }
 
 /// The span for one tool call whose arguments and result are already canonical bodies.
@@ -56,6 +67,8 @@ pub fn tool_span(name: &str, args: &Body, result: &Body, status: &str) -> ToolSp
         args_len: args.len as u64,
         result_sha256: result.sha256.clone(),
         result_len: result.len as u64,
+        receipts: Vec::new(),
+        volatile: Vec::new(),
     }
 }
 

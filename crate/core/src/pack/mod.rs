@@ -45,6 +45,7 @@ pub mod shape;
 mod sniff;
 mod store;
 mod stream;
+pub mod tenant;
 
 use std::fmt;
 
@@ -67,6 +68,7 @@ pub use store::{
     DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES,
 };
 pub use stream::{StreamPacker, DEFAULT_STREAM_CAP};
+pub use tenant::{drop_foreign_rows, TenantPolicy};
 
 /// The packer's name and version, written into `prompt_builder_version`.
 pub const BUILDER: &str = concat!("toolslice-pack/", env!("CARGO_PKG_VERSION"));
@@ -169,6 +171,8 @@ pub struct PackOptions {
     /// [`DEFAULT_STREAM_CAP`], never more than the page store holds); a longer stream gets
     /// the short error.
     pub stream_cap: Option<usize>,
+    /// Drop other tenants' rows (with receipts) before anything else sees the result.
+    pub tenant: Option<TenantPolicy>,
 }
 
 impl Default for PackOptions {
@@ -188,6 +192,7 @@ impl Default for PackOptions {
             short_hashes: false,
             segments: false,
             stream_cap: None,
+            tenant: None,
         }
     }
 }
@@ -582,7 +587,12 @@ pub(crate) fn pack_with(
         Body::Json(value) => {
             let raw_len = serde_json::to_string(value).map_or(0, |s| s.len());
             let mut v = value.clone();
-            let receipts = redactor.json(&mut v);
+            // Other tenants' rows go first: nothing below ever sees them.
+            let mut receipts = match &opts.tenant {
+                Some(t) => tenant::drop_foreign_rows(&mut v, t),
+                None => Vec::new(),
+            };
+            receipts.extend(redactor.json(&mut v));
             let redacted_full = v.to_string();
             shape_report = shape::shape_json(&mut v, &opts.shape);
             let outcome = shape::outcomes(&v, &opts.shape.keep_keys);
@@ -597,15 +607,26 @@ pub(crate) fn pack_with(
             )
         }
         Body::Text(raw) => {
+            // Other tenants' rows go first: nothing below ever sees them. A text that is
+            // JSON (most tool results arrive as text) is filtered as JSON.
+            let tenant_filter = |t: &str| match &opts.tenant {
+                Some(policy) => tenant::filter_text(t, policy),
+                None => (None, Vec::new()),
+            };
             let (red, raw_len) = match pre {
-                Some(p) => (
-                    crate::redact::Redacted {
-                        text: p.text,
-                        receipts: p.receipts,
-                    },
-                    p.raw_len,
-                ),
-                None => (redactor.text(raw), raw.len()),
+                Some(p) => {
+                    let (filtered, dropped) = tenant_filter(&p.text);
+                    let mut receipts = p.receipts;
+                    receipts.splice(0..0, dropped);
+                    let text = filtered.unwrap_or(p.text);
+                    (crate::redact::Redacted { text, receipts }, p.raw_len)
+                }
+                None => {
+                    let (filtered, dropped) = tenant_filter(raw);
+                    let mut red = redactor.text(filtered.as_deref().unwrap_or(raw));
+                    red.receipts.splice(0..0, dropped);
+                    (red, raw.len())
+                }
             };
             let (text, kind, outcome) = match shape::shape_text(&red.text, &opts.shape) {
                 Some((t, r)) => {

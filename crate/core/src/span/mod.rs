@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+pub mod emit;
 mod scan;
 pub(crate) use scan::{scan_line, KeyOrder};
 

@@ -3,6 +3,7 @@
 //! ```text
 //! fits?                        -> unchanged
 //! structured (valid JSON)?     -> json
+//! a CSV table / YAML mapping?  -> csv / yaml (unless terminal- or search-class)
 //! terminal-class?              -> terminal   (kind, tool name, or an exit code/command given)
 //! search or list?              -> search
 //! file read?                   -> file       (kind, tool name, or a line range given)
@@ -17,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::matcher::is_definition_line;
-use super::{json, Applied, Ctx, Pattern, TruncateError};
+use super::{json, tabular, Applied, Ctx, Pattern, TruncateError};
 
 /// What kind of tool produced the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -122,6 +123,8 @@ pub(crate) fn resolve(ctx: &Ctx) -> Result<Applied, TruncateError> {
         Pattern::Search => Applied::Search,
         Pattern::File => Applied::File,
         Pattern::Json => Applied::Json,
+        Pattern::Csv => Applied::Csv,
+        Pattern::Yaml => Applied::Yaml,
         Pattern::Auto => decide(ctx),
     })
 }
@@ -133,6 +136,18 @@ fn decide(ctx: &Ctx) -> Applied {
         .or_else(|| opts.tool.as_deref().and_then(ToolKind::from_tool_name));
     if looks_like_json(ctx.src) && json::Doc::parse(ctx.src).is_ok() {
         return Applied::Json;
+    }
+    // The other structured forms, unless the caller said it is command output or a list
+    // (a log's `error: ...` lines must not read as YAML keys).
+    let command = opts.exit_code.is_some() || opts.command.is_some() || opts.timed_out;
+    let structured_ok = !command
+        && opts.file.range.is_none()
+        && !matches!(kind, Some(ToolKind::Terminal) | Some(ToolKind::Search));
+    if structured_ok && tabular::looks_like_csv(ctx) {
+        return Applied::Csv;
+    }
+    if structured_ok && tabular::looks_like_yaml(ctx) {
+        return Applied::Yaml;
     }
     if kind == Some(ToolKind::Terminal)
         || opts.exit_code.is_some()

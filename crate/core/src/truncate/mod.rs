@@ -15,6 +15,8 @@
 //! | [`Pattern::Search`] | whole results from the top, with the count of those dropped |
 //! | [`Pattern::File`] | a requested line range, or head, tail and definition lines |
 //! | [`Pattern::Json`] | valid JSON: arrays trimmed, long strings cut, deep nesting summarised, outcome keys kept |
+//! | [`Pattern::Csv`] | the header, first and last rows, and the row count |
+//! | [`Pattern::Yaml`] | head, tail, and every top-level and outcome key line with its line number |
 //! | [`Pattern::Auto`] | the seed's decision tree, by tool kind or by sniffing the content |
 //!
 //! Every pattern shares the same guarantees, tested as properties over generated inputs:
@@ -43,7 +45,9 @@ mod matcher;
 mod output;
 mod positional;
 mod render;
+mod run;
 mod search;
+mod tabular;
 mod terminal;
 
 use std::cell::OnceCell;
@@ -55,6 +59,7 @@ pub use audit::{aggregate, AuditRecord, AuditSummary};
 pub use auto::ToolKind;
 pub use budget::{estimate_tokens, Budget, EstimateTokens, TokenCounter, Unit};
 pub use output::{Segment, SegmentKind};
+pub use run::{label_streams, run_terminal, success_of, CommandRun, TerminalResult};
 
 use budget::Measure;
 use lines::{line_accounting, Line};
@@ -77,6 +82,10 @@ pub enum Pattern {
     Search,
     File,
     Json,
+    /// A CSV table: header, first and last rows, the row count.
+    Csv,
+    /// A YAML document: head, tail, and every top-level and outcome key.
+    Yaml,
 }
 
 /// The cut actually applied: `none` when the text fit, else the concrete pattern.
@@ -91,6 +100,8 @@ pub enum Applied {
     Search,
     File,
     Json,
+    Csv,
+    Yaml,
 }
 
 impl Applied {
@@ -104,6 +115,8 @@ impl Applied {
             Applied::Search => "search",
             Applied::File => "file",
             Applied::Json => "json",
+            Applied::Csv => "csv",
+            Applied::Yaml => "yaml",
         }
     }
 }
@@ -254,6 +267,20 @@ pub struct Options {
     pub terminal: TerminalOptions,
     pub file: FileOptions,
     pub json: JsonOptions,
+    /// The success signal and re-verify instruction for the header ([`run_terminal`] sets
+    /// it; `None` writes the header without them).
+    #[serde(skip)]
+    pub outcome: Option<Outcome>,
+}
+
+/// What the header says beyond the exit code (set by [`run_terminal`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// `None`: no success signal was captured.
+    pub success: Option<bool>,
+    pub timeout_secs: Option<u64>,
+    /// Tell the model to re-verify instead of assuming success.
+    pub reverify: bool,
 }
 
 impl Default for Options {
@@ -272,6 +299,7 @@ impl Default for Options {
             terminal: TerminalOptions::default(),
             file: FileOptions::default(),
             json: JsonOptions::default(),
+            outcome: None,
         }
     }
 }
@@ -880,6 +908,14 @@ impl<'a> Plan<'a> {
                 }
             },
             Applied::Search => Plan::Search(search::plan(ctx)),
+            Applied::Csv => {
+                let (units, shape) = tabular::plan_csv(ctx);
+                Plan::Lines(units, shape)
+            }
+            Applied::Yaml => {
+                let (units, shape) = tabular::plan_yaml(ctx);
+                Plan::Lines(units, shape)
+            }
             Applied::Json => {
                 Plan::Json(json::Doc::parse(ctx.src).map_err(TruncateError::InvalidJson)?)
             }

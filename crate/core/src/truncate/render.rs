@@ -36,8 +36,23 @@ pub(crate) fn header(opts: &Options, limit: usize) -> String {
         Some(code) => h.push_str(&format!("Exit code: {code}\n")),
         None => h.push_str("Exit code: not reported\n"),
     }
-    if opts.timed_out {
-        h.push_str("Timed out: yes\n");
+    let timeout = opts.outcome.and_then(|o| o.timeout_secs);
+    match (opts.timed_out, timeout) {
+        (true, Some(secs)) => h.push_str(&format!("Timed out: yes (after {secs} s)\n")),
+        (true, None) => h.push_str("Timed out: yes\n"),
+        _ => {}
+    }
+    if let Some(outcome) = opts.outcome {
+        match (outcome.success, outcome.reverify) {
+            (Some(true), false) => h.push_str("Success: yes\n"),
+            (Some(false), false) => h.push_str("Success: no\n"),
+            (Some(false), true) => h.push_str(
+                "Success: no: the command did not finish; re-verify its effect before reporting a result\n",
+            ),
+            _ => h.push_str(
+                "Success: unknown: re-verify (no exit code was captured; do not assume the command succeeded)\n",
+            ),
+        }
     }
     h.push_str("Output:\n");
     h

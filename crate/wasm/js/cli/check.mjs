@@ -4,7 +4,8 @@ import { parse, readChunks, UsageError } from './common.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
 
-const usage = `usage: toolslice check [--json | --jsonl] [--flagged-only] [--format NAME] [FILE...]
+const usage = `usage: toolslice check [--json | --jsonl] [--flagged-only] [--format NAME]
+                       [--lenient-clip-reason] [FILE...]
 
 Reads each FILE, or stdin when no FILE is given, and prints the seed's table (default), the
 JSON report (--json), or one JSON row per line (--jsonl). Accepts seed-000 span JSONL (one
@@ -17,9 +18,13 @@ result is joined with what a later model call received, and both are measured.
   --jsonl          one JSON object per row, in priority order
   --flagged-only   list only rows that are not ok (counts still cover every span)
   --format NAME    auto (default: detected per file), spans, otlp, langfuse, openai_agents
+  --lenient-clip-reason
+                   the seed script's leniency: a clip_reason outside the closed enum
+                   declares the clip (by default it does not, and fails the run)
 
 exit status: 0 every span is fine or declared its clip; 1 a silent clip, an incomplete span,
-an invalid line, or nothing checked (every line skipped or invalid); 2 a usage or I/O error.`;
+an invalid line, a clip_reason outside the enum, or nothing checked (every line skipped or
+invalid); 2 a usage or I/O error.`;
 
 const PROGRESS_MIN_BYTES = 8 << 20;
 
@@ -31,13 +36,18 @@ export async function run(args, { toolslice, stdout, stderr }) {
       jsonl: { type: 'boolean' },
       'flagged-only': { type: 'boolean' },
       format: { type: 'string' },
+      'lenient-clip-reason': { type: 'boolean' },
     },
   });
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (values.json && values.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
   const files = positionals.length ? positionals : ['-'];
-  const options = { flaggedOnly: Boolean(values['flagged-only']), format: values.format ?? 'auto' };
+  const options = {
+    flaggedOnly: Boolean(values['flagged-only']),
+    format: values.format ?? 'auto',
+    lenientClipReason: Boolean(values['lenient-clip-reason']),
+  };
 
   const results = [];
   for (const file of files) {

@@ -1,12 +1,14 @@
 // `toolslice pack`: pack one tool result read on stdin (redact, shape, cut, flag) and print
 // the envelope the model would read and the seed-000 span record, as JSON.
 import { parse, intOption, readAll, UsageError } from './common.mjs';
+import { pageDirectory } from './records.mjs';
 
 export const summary = 'pack a tool result (stdin) into the observation the model reads, with its span record';
 
 const usage = `usage: toolslice pack [--tool NAME] [--kind K] [--limit BYTES] [--call-id ID]
                       [--exit-code N] [--command CMD] [--text] [--emails] [--ssn]
-                      [--span-only | --content]
+                      [--span-only | --content] [--store DIR]
+                      [--tenant ID [--tenant-key KEY]]
 
 Reads a tool result on stdin: JSON (an object, array or any JSON value) is packed as
 structured output, anything else as text. Prints {"envelope": ..., "span": ..., "receipts":
@@ -23,6 +25,12 @@ clip-aware record (toolslice check accepts it).
   --text           pack stdin as text even when it parses as JSON
   --emails         also redact e-mail addresses
   --ssn            also redact US social security numbers
+  --store DIR      keep the full redacted result in DIR when it is cut, so the get_more
+                   the hint names works: toolslice get-more --store DIR --id ID --offset N
+                   (without it, a cut result cannot be paged from the command line)
+  --tenant ID      the caller's tenant: rows whose tenant key names another are dropped
+                   before anything else sees them, each with a foreign_tenant receipt
+  --tenant-key KEY the key that names a row's tenant (default tenant_id)
   --span-only      print only the span record (one JSONL line, for a run file)
   --content        print only the content the model reads
 
@@ -47,6 +55,9 @@ export async function run(args, { toolslice, stdout }) {
       ssn: { type: 'boolean' },
       'span-only': { type: 'boolean' },
       content: { type: 'boolean' },
+      store: { type: 'string' },
+      tenant: { type: 'string' },
+      'tenant-key': { type: 'string' },
     },
   });
   if (!parsed) return 0;
@@ -69,6 +80,9 @@ export async function run(args, { toolslice, stdout }) {
   const options = { redact: { emails: Boolean(values.emails), usSsn: Boolean(values.ssn) } };
   if (limit !== undefined) options.limit = limit;
   if (values.kind !== undefined) options.kind = values.kind;
+  if (values['tenant-key'] !== undefined && values.tenant === undefined) throw new UsageError('--tenant-key goes with --tenant');
+  if (values.tenant !== undefined) options.tenant = { tenant: values.tenant, key: values['tenant-key'] };
+  if (values.store !== undefined) options.store = pageDirectory(values.store, { create: true });
 
   let result;
   try {

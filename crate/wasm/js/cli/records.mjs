@@ -75,3 +75,33 @@ export function inFile(name, err) {
   }
   return err;
 }
+
+/**
+ * A directory as the page store of `pack` and `get-more`: one file per stored result, named
+ * by the URI-encoded id (an id is the tool call id, which may hold any character).
+ */
+export function pageDirectory(dir, { create = false } = {}) {
+  if (create) {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      throw new UsageError(`cannot create ${dir}: ${err.code ?? err.message}`);
+    }
+  } else if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new UsageError(`${dir} is not a directory`);
+  }
+  const file = (id) => join(dir, `${encodeURIComponent(id)}.txt`);
+  return {
+    get(id) {
+      try {
+        return readFileSync(file(id), 'utf8');
+      } catch (err) {
+        if (err.code === 'ENOENT') return undefined;
+        throw err;
+      }
+    },
+    set(id, text) {
+      writeFileSync(file(id), text);
+    },
+  };
+}

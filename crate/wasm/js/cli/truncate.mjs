@@ -5,7 +5,7 @@ import { write } from './records.mjs';
 
 export const summary = 'cut tool output to a hard budget, keeping errors, tail and exit code';
 
-const PATTERNS = ['auto', 'head', 'tail', 'head_tail', 'terminal', 'search', 'file', 'json'];
+const PATTERNS = ['auto', 'head', 'tail', 'head_tail', 'terminal', 'search', 'file', 'json', 'csv', 'yaml'];
 const UNITS = ['bytes', 'chars', 'utf16', 'tokens'];
 
 const usage = `usage: toolslice truncate [--pattern P] [--bytes N | --chars N | --utf16 N | --tokens N]
@@ -17,7 +17,8 @@ Reads tool output from FILE (stdin when none or '-') and prints what the model w
 the output cut to the budget by the pattern, with exact markers. The budget is hard: the
 output, markers and header included, never exceeds it.
 
-  --pattern P        auto (default), head, tail, head_tail, terminal, search, file, json
+  --pattern P        auto (default), head, tail, head_tail, terminal, search, file, json,
+                     csv, yaml
   --bytes N          budget in UTF-8 bytes (default: 8192 bytes)
   --chars N          budget in code points
   --utf16 N          budget in UTF-16 units (JavaScript string length)
