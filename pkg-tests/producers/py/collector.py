@@ -14,6 +14,7 @@ import base64
 import gzip
 import json
 import threading
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf import json_format
@@ -46,7 +47,8 @@ def to_file_exporter_line(body: bytes) -> str:
 
 
 class Collector:
-    def __init__(self):
+    def __init__(self, forward=None):
+        """`forward`: an OTLP/HTTP endpoint (Phoenix's) that also gets every request as sent."""
         self.lines = []
         self.lock = threading.Lock()
         collector = self
@@ -55,17 +57,38 @@ class Collector:
             def log_message(self, *a):
                 pass
 
+            def _body(self):
+                if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
+                    body = b""
+                    while True:
+                        size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                        if size == 0:
+                            while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                                pass
+                            return body
+                        body += self.rfile.read(size)
+                        self.rfile.readline()
+                return self.rfile.read(int(self.headers.get("content-length", 0)))
+
             def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                body = self._body()
                 if self.headers.get("content-encoding") == "gzip":
                     body = gzip.decompress(body)
                 if "json" in (self.headers.get("content-type") or ""):
                     self.send_response(415)
                     self.end_headers()
                     return
+                if not body:  # nothing to decode: say so rather than write an empty request
+                    self.send_response(400)
+                    self.end_headers()
+                    return
                 line = to_file_exporter_line(body)
                 with collector.lock:
                     collector.lines.append(line)
+                if forward:
+                    req = urllib.request.Request(forward, data=body, method="POST",
+                                                 headers={"content-type": "application/x-protobuf"})
+                    urllib.request.urlopen(req, timeout=30).read()
                 out = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
                 self.send_header("content-type", "application/x-protobuf")

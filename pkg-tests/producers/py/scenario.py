@@ -17,6 +17,10 @@ ground truth the trace reader has to recover.
 """
 
 import json
+import os
+
+# `cuts` (the table above) or `clean` (every result passed on unchanged: a run that must pass).
+PLAN = os.environ.get("TOOLSLICE_PLAN", "cuts")
 
 # The model's script: which tools it calls in which turn (tools missing from a request are
 # skipped), then a final answer.
@@ -77,7 +81,7 @@ ACTIONS = {"build_log": "silent_prefix_cut", "read_file": "marker_cut", "get_env
 
 def cut(tool: str, text: str) -> str:
     """The application's change to a tool result, as its framework hook applies it."""
-    action = ACTIONS[tool]
+    action = ACTIONS[tool] if PLAN == "cuts" else "unchanged"
     if action == "silent_prefix_cut":
         return text.encode()[:1024].decode("utf-8", "ignore")
     if action == "marker_cut":
