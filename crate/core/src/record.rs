@@ -43,6 +43,9 @@ pub struct Provenance {
     /// classifier's.
     pub warnings: Vec<String>,
     pub injected_tokens_estimated: bool,
+    /// The model received the tool's result as the same data in another serialisation: the
+    /// row is `reformatted`, not `ok` (see [`crate::check::Status::Reformatted`]).
+    pub reformatted: bool,
 }
 
 /// A line that could not be read as a span record.

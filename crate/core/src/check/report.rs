@@ -63,6 +63,9 @@ pub struct Counts {
     pub incomplete: u64,
     pub hash_mismatch: u64,
     pub clipped: u64,
+    /// Same data in another serialisation (trace formats only).
+    #[serde(default)]
+    pub reformatted: u64,
     pub ok: u64,
     /// Rows (tool spans) of every status.
     pub total: u64,
@@ -83,6 +86,7 @@ impl Counts {
             Status::Incomplete => self.incomplete,
             Status::HashMismatch => self.hash_mismatch,
             Status::Clipped => self.clipped,
+            Status::Reformatted => self.reformatted,
             Status::Ok => self.ok,
         }
     }
@@ -92,6 +96,7 @@ impl Counts {
             Status::Incomplete => &mut self.incomplete,
             Status::HashMismatch => &mut self.hash_mismatch,
             Status::Clipped => &mut self.clipped,
+            Status::Reformatted => &mut self.reformatted,
             Status::Ok => &mut self.ok,
         } += 1;
         self.total += 1;
@@ -428,6 +433,11 @@ impl ReportBuilder {
         };
         self.counts.lines += 1;
         let mut verdict = classify(rec);
+        // The join measured a format-only change as equal lengths and digests, so the
+        // classifier says `ok`; the reader knows it was another serialisation.
+        if provenance.reformatted && verdict.status == Status::Ok {
+            verdict.status = Status::Reformatted;
+        }
         if !provenance.warnings.is_empty() {
             verdict.warnings.extend(provenance.warnings);
         }

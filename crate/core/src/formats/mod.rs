@@ -66,6 +66,7 @@ mod openai_agents;
 mod openinference;
 mod otel;
 mod otlp;
+mod pyrepr;
 mod reader;
 pub(crate) use reader::json_error;
 mod semconv;
