@@ -72,7 +72,8 @@ pub struct ReadAs {
     /// `lines` (one JSON value per line, read as it streams in) or `document` (one JSON
     /// document, read whole).
     pub layout: Layout,
-    /// The semantic conventions found on spans (`gen_ai`, `openinference`), in that order.
+    /// The semantic conventions found on spans (`gen_ai`, `openinference`, `ai_sdk`), in that
+    /// order.
     pub conventions: Vec<String>,
 }
 

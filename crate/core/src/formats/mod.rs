@@ -54,6 +54,7 @@
 //! assert_eq!(report.rows[0].injected_bytes, Some(5));
 //! ```
 
+mod ai_sdk;
 mod content;
 mod convert;
 mod detect;
@@ -228,7 +229,7 @@ impl Collector {
         for row in join::join(&self.tools, &self.models) {
             sink.row(row.entry, row.record, row.provenance);
         }
-        ["gen_ai", "openinference"]
+        ["gen_ai", "openinference", "ai_sdk"]
             .into_iter()
             .filter(|c| self.conventions.contains(c))
             .map(str::to_string)
