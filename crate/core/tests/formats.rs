@@ -415,8 +415,9 @@ fn arbitrary_bytes_never_panic_in_any_format() {
         FormatOption::Otlp,
         FormatOption::Langfuse,
         FormatOption::OpenaiAgents,
+        FormatOption::Phoenix,
     ];
-    let pieces: [&[u8]; 12] = [
+    let pieces: [&[u8]; 14] = [
         b"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[",
         b"{\"object\":\"trace.span\",\"span_data\":{\"type\":\"function\",\"output\":",
         b"{\"type\":\"TOOL\",\"traceId\":\"t\",\"output\":",
@@ -425,6 +426,8 @@ fn arbitrary_bytes_never_panic_in_any_format() {
         b"{\"role\":\"tool\",\"tool_call_id\":",
         b"\"__REDACTED__\"",
         b"[truncated 3 chars]",
+        b"{\"data\":[{\"context\":{\"span_id\":\"s\"},\"span_kind\":\"TOOL\",\"attributes\":{",
+        b"{\"key\":\"ai.operationId\",\"value\":{\"stringValue\":\"ai.toolCall\"}}",
         b"]}",
         b"}",
         b",",

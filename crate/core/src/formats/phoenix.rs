@@ -20,7 +20,8 @@ use serde_json::{Map, Value};
 
 use super::model::{parse_iso8601, Times};
 use super::openinference::SPAN_KIND;
-use super::otlp::{self, OtelSpan};
+use super::otel::OtelSpan;
+use super::otlp;
 use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
 
