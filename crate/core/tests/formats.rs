@@ -389,7 +389,7 @@ fn collector_file_layout_chunking_and_counts() {
         assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
         assert_eq!(
             c.total,
-            c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.ok
+            c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.reformatted + c.ok
         );
         let mut checker = Checker::new(CheckOptions::default());
         let bytes = input.as_bytes();

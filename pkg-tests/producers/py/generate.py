@@ -310,8 +310,12 @@ def run(name, spec, out_dir):
         if tool is None:
             raise SystemExit(f"{name}: the model received a result no tool returned: {r['content'][:80]!r}")
         status = expected_status(tool, r["content"], spec.get("incomplete", False), recorded)
-        rows.append({"tool": tool, "call_id": r["call_id"], "action": scenario.ACTIONS[tool],
+        returned = scenario.TOOLS[tool]()
+        rows.append({"tool": tool, "call_id": r["call_id"],
+                     "action": scenario.ACTIONS[tool] if scenario.PLAN == "cuts" else "unchanged",
                      "status": status, "join": spec["join"],
+                     # A text result is measured as it is; a dict as whatever text the trace holds.
+                     "observed_bytes": len(returned.encode()) if isinstance(returned, str) else None,
                      "injected_bytes": len(r["content"].encode())})
     want = sum(len(t) for t in scenario.TURNS) if spec.get("tools", True) else 0
     if len(rows) != want:
@@ -320,7 +324,7 @@ def run(name, spec, out_dir):
     exit_code = 1 if not rows or any(r["status"] in ("silent_clip", "incomplete") for r in rows) else 0
     traces = [(name, trace_path, spec.get("format", "otlp"))]
     if phoenix:
-        traces.append((f"{name}-otlpv1", trace_path.replace(".spans.json", ".otlpv1.json"), "phoenix_otlpv1"))
+        traces.append((f"{name}-otlpv1", trace_path.replace(".spans.json", ".otlpv1.json"), "phoenix"))
     for truth_name, path, fmt in traces:
         truth = {"producer": truth_name, "trace": os.path.basename(path), "format": fmt,
                  "plan": scenario.PLAN,

@@ -290,12 +290,26 @@ mod tests {
     }
 
     #[test]
-    fn structured_values_compare_by_json() {
+    fn structured_values_compare_by_data() {
         let pretty = Content::of_text("{\"a\": 1, \"b\": [1, 2]}");
         let value = Content::of_value(&serde_json::json!({"a": 1, "b": [1, 2]}));
         assert_ne!(pretty.sha256, value.sha256);
-        assert_eq!(pretty.json_sha256, value.json_sha256);
-        assert!(Content::of_text("plain").json_sha256.is_none());
+        assert_eq!(pretty.value_sha256, value.value_sha256);
+        // Another key order, and Python's repr of the same dict.
+        let reordered = Content::of_text("{\"b\":[1,2],\"a\":1}");
+        let repr = Content::of_text("{'b': [1, 2], 'a': 1}");
+        assert_eq!(reordered.value_sha256, value.value_sha256);
+        assert_eq!(repr.value_sha256, value.value_sha256);
+        assert_eq!(
+            (pretty.syntax, repr.syntax),
+            (Some(Syntax::Json), Some(Syntax::PythonRepr))
+        );
+        // Different data is different.
+        assert_ne!(
+            Content::of_text("{'a': 2, 'b': [1, 2]}").value_sha256,
+            value.value_sha256
+        );
+        assert!(Content::of_text("plain").value_sha256.is_none());
         assert_eq!(Content::of_value(&serde_json::json!(42)).bytes, 2);
     }
 
