@@ -561,9 +561,46 @@ fn the_same_json_value_serialized_differently_is_not_a_clip() {
         )
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::Ok, "{:?}", r.rows[0]);
+    assert_eq!(r.rows[0].status, Status::Reformatted, "{:?}", r.rows[0]);
     assert_eq!(r.rows[0].injected_bytes, r.rows[0].observed_bytes);
-    assert!(r.rows[0].notes[0].contains("same JSON value"));
+    assert!(r.rows[0].notes[0].starts_with("reformatted: the model received the same data"));
+    assert_eq!((r.exit_code, r.counts.reformatted), (0, 1));
+
+    // Python's str(dict) sent to the model, json.dumps on the tool span: same data.
+    let input = otlp(serde_json::json!([
+        tool_span(
+            "a",
+            "c1",
+            serde_json::json!({"stringValue": "{\"ok\": false, \"owner\": null, \"n\": 2}"})
+        ),
+        chat_span(
+            serde_json::json!([{"type": "tool_call_response", "id": "c1",
+            "response": "{'ok': False, 'owner': None, 'n': 2}"}])
+        )
+    ]));
+    let r = check(&input, FormatOption::Auto);
+    assert_eq!(r.rows[0].status, Status::Reformatted, "{:?}", r.rows[0]);
+    assert!(
+        r.rows[0].notes[0].contains("(JSON observed, 36 bytes; Python repr injected, 36 bytes)"),
+        "{:?}",
+        r.rows[0].notes
+    );
+    // Different data in another syntax is still what it is: not the same value.
+    let input = otlp(serde_json::json!([
+        tool_span(
+            "a",
+            "c1",
+            serde_json::json!({"stringValue": "{\"ok\": false, \"n\": 2}"})
+        ),
+        chat_span(
+            serde_json::json!([{"type": "tool_call_response", "id": "c1",
+            "response": "{'ok': True, 'n': 2}"}])
+        )
+    ]));
+    assert_eq!(
+        check(&input, FormatOption::Auto).rows[0].status,
+        Status::SilentClip
+    );
 }
 
 #[test]
