@@ -70,3 +70,20 @@ test('nothing recognised is not a green run: {"foo":1} and an empty input exit 1
     assert.equal(spawnSync(bin, ['check', '--allow-empty'], { input, encoding: 'utf8' }).status, 0);
   }
 });
+
+test('the JS API: exitCode and nothingChecked for a run with no tool call, allowEmpty', async () => {
+  const { checkSpans, Checker } = await import('toolslice');
+  const text = readFileSync(corpus + 'ai-sdk-no-tools.otlp.jsonl');
+  const strict = checkSpans(text);
+  assert.equal(strict.exitCode, 1);
+  assert.match(strict.nothingChecked, /^nothing checked: no tool call in 2 entries read as otlp: /);
+  assert.equal(strict.toJSON().nothing_checked, strict.nothingChecked);
+  assert.equal(checkSpans(text, { allowEmpty: true }).exitCode, 0);
+  const streamed = new Checker({ allowEmpty: true });
+  streamed.push(text);
+  const report = streamed.finish();
+  assert.equal(report.exitCode, 0);
+  assert.equal(report.nothingChecked, strict.nothingChecked);
+  // A run with tool calls has no such line.
+  assert.equal(checkSpans(readFileSync(corpus + 'pydantic-ai.otlp.jsonl')).nothingChecked, undefined);
+});
