@@ -669,11 +669,20 @@ fn langfuse_public_api_observations() {
         ],
         "meta": {"page": 1, "limit": 50, "totalItems": 3, "totalPages": 1}
     });
-    let r = check(serde_json::to_string_pretty(&doc).unwrap().as_bytes(), FormatOption::Auto);
+    let r = check(
+        serde_json::to_string_pretty(&doc).unwrap().as_bytes(),
+        FormatOption::Auto,
+    );
     assert_eq!(r.format, "langfuse");
     assert_eq!(r.rows.len(), 1, "{:?}", r.invalid);
     let row = &r.rows[0];
-    assert_eq!((row.status, row.join), (Status::SilentClip, Some(Join::ToolCallId)));
-    assert_eq!((row.observed_bytes, row.injected_bytes), (Some(24), Some(10)));
+    assert_eq!(
+        (row.status, row.join),
+        (Status::SilentClip, Some(Join::ToolCallId))
+    );
+    assert_eq!(
+        (row.observed_bytes, row.injected_bytes),
+        (Some(24), Some(10))
+    );
     assert_eq!((r.counts.skipped, r.exit_code), (2, 1));
 }

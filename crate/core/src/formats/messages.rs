@@ -378,8 +378,9 @@ pub(crate) fn tool_result(value: &Value) -> (Captured, Option<String>) {
     };
     let mut inner = structured;
     // OpenLLMetry's `traceloop.entity.output`: `{"output": ..., "kwargs": {...}}`.
+    // Both keys, nothing else: a tool's own `{"output": ...}` result is not a wrapper.
     if let Some(obj) = inner.as_object() {
-        if obj.keys().all(|k| k == "output" || k == "kwargs") {
+        if obj.len() == 2 && obj.contains_key("kwargs") {
             if let Some(out) = obj.get("output") {
                 inner = out;
             }
@@ -491,6 +492,8 @@ mod tests {
         // Not a wrapper: measured as it is.
         let (c, id) = tool_result(&json!("{\"type\": \"tool\"}"));
         assert_eq!((text(&c), id), (16, None));
+        let (c, id) = tool_result(&json!("{\"output\": \"abc\"}"));
+        assert_eq!((text(&c), id), (17, None));
         // A model input of lc constructor messages, batched as LangChain's callbacks do.
         let ai = json!({"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
             "kwargs": {"content": "", "tool_calls": [{"name": "ls", "args": {}, "id": "call_9"}]}});
