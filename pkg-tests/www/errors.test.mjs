@@ -45,6 +45,9 @@ test('a text file that is not span JSONL, an empty file and a cut-off last line 
 
   assert.match(await reportFor(page, 'empty.jsonl').locator('.note.error').textContent(), /This file is empty/);
   assert.match(await reportFor(page, 'turns.jsonl').locator('.note.error').textContent(), /No tool spans here: 1 record was read but none is a tool span, so nothing can be checked/);
+  // The verdict carries the checker's own line: what the file held instead of tool spans.
+  assert.match(await reportFor(page, 'turns.jsonl').locator('.verdict').textContent(),
+    /Nothing was checked \(exit code 1\)\..*The checker: nothing checked: no tool span in 1 entry read as spans: 1 × record has no name\./);
 
   // No tool span at all: the verdict says nothing was checked, never "trustworthy".
   for (const name of ['notes.csv', 'empty.jsonl', 'turns.jsonl']) {

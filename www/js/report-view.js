@@ -15,6 +15,7 @@ export const STATUS_INFO = {
   incomplete: { icon: '✖', words: 'length fields missing' },
   hash_mismatch: { icon: '▲', words: 'same length, different bytes, no reason given' },
   clipped: { icon: '✂', words: 'cut, and the cut was declared' },
+  reformatted: { icon: '≈', words: 'the same data in another serialisation, not a cut' },
   ok: { icon: '✔', words: 'reached the model whole' },
 };
 
@@ -42,15 +43,15 @@ function pluralVerb(n, one, verbOne, verbMany) {
  */
 export function verdictText(data) {
   const c = data.counts;
-  // A file that yields no tool call checks nothing. The checker is gaining a report field
-  // for this ("nothing checked", exit 1); until it is on this branch, the verdict rests on
-  // the report's own count of tool spans, `counts.total`, being 0.
+  // A file that yields no tool call checks nothing: the checker says so (`nothing_checked`,
+  // exit 1 unless empty runs are allowed) with what the file held instead.
   if (c.total === 0) {
     const why = c.invalid ? ` (${plural(c.invalid, 'line')} could not be read as span records)` : '';
+    const seen = data.nothing_checked ? ` The checker: ${data.nothing_checked}.` : '';
     return {
       kind: 'none',
       title: `Nothing was checked${data.exit_code !== 0 ? ` (exit code ${data.exit_code})` : ''}.`,
-      text: `No tool span was found in this file${why}, so there is nothing to call trustworthy. See the notes below.`,
+      text: `No tool span was found in this file${why}, so there is nothing to call trustworthy.${seen} See the notes below.`,
     };
   }
   if (data.exit_code !== 0) {
@@ -100,7 +101,7 @@ function summary(data, meta) {
   const rate = meta.ms > 0 ? Math.round(c.total / (meta.ms / 1000)) : null;
   return el('dl', { class: 'figures' },
     figure('tool spans', num(c.total)),
-    STATUSES.map((s) => figure(el('span', {}, el('span', { class: 'icon', 'aria-hidden': 'true' }, STATUS_INFO[s].icon), ' ', s), num(c[s]), `s-${s}${c[s] && s !== 'ok' && s !== 'clipped' ? ' hot' : ''}`)),
+    STATUSES.map((s) => figure(el('span', {}, el('span', { class: 'icon', 'aria-hidden': 'true' }, STATUS_INFO[s].icon), ' ', s), num(c[s]), `s-${s}${c[s] && s !== 'ok' && s !== 'clipped' && s !== 'reformatted' ? ' hot' : ''}`)),
     figure('silent clips per 100 tool spans', data.silent_clips_per_100.toFixed(1)),
     figure('invalid lines', num(c.invalid), c.invalid ? 's-incomplete hot' : ''),
     figure('skipped lines', num(c.skipped)),

@@ -5,7 +5,7 @@
 
 /** Rows per page of the table. */
 export const PAGE = 200;
-export const STATUSES = ['silent_clip', 'incomplete', 'hash_mismatch', 'clipped', 'ok'];
+export const STATUSES = ['silent_clip', 'incomplete', 'hash_mismatch', 'clipped', 'reformatted', 'ok'];
 /** Search texts are built this many rows at a time between messages, once a report is done. */
 const INDEX_CHUNK = 5000;
 

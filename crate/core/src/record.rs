@@ -43,6 +43,9 @@ pub struct Provenance {
     /// classifier's.
     pub warnings: Vec<String>,
     pub injected_tokens_estimated: bool,
+    /// The model received the tool's result as the same data in another serialisation: the
+    /// row is `reformatted`, not `ok` (see [`crate::check::Status::Reformatted`]).
+    pub reformatted: bool,
 }
 
 /// A line that could not be read as a span record.
@@ -69,7 +72,8 @@ pub struct ReadAs {
     /// `lines` (one JSON value per line, read as it streams in) or `document` (one JSON
     /// document, read whole).
     pub layout: Layout,
-    /// The semantic conventions found on spans (`gen_ai`, `openinference`), in that order.
+    /// The semantic conventions found on spans (`gen_ai`, `openinference`, `ai_sdk`), in that
+    /// order.
     pub conventions: Vec<String>,
 }
 

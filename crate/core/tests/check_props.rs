@@ -82,7 +82,7 @@ fn every_line_is_accounted_for() {
         assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
         assert_eq!(
             c.total,
-            c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.ok
+            c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.reformatted + c.ok
         );
         assert_eq!(r.rows.len() as u64, c.total);
         assert_eq!(r.invalid.len() as u64, c.invalid.min(MAX_LISTED as u64));
@@ -94,13 +94,12 @@ fn every_line_is_accounted_for() {
             .filter(|r| r.observed_bytes.is_some() && r.injected_bytes.is_some())
             .count() as u64;
         assert_eq!(h.not_cut + h.bins.iter().sum::<u64>(), with_lengths);
-        // Nothing checked (every entry skipped or invalid) is never a pass either, nor is a
-        // clip_reason outside the closed enum (strict by default).
-        let nothing_checked = c.total == 0 && c.skipped + c.invalid > 0;
-        assert_eq!(r.nothing_checked.is_some(), nothing_checked);
+        // Nothing checked fails too (a gate must not pass a run it did not check), and so
+        // does a clip_reason outside the closed enum (strict by default).
         let fails =
-            c.silent_clip + c.incomplete + c.invalid + c.unknown_clip_reason > 0 || nothing_checked;
+            c.silent_clip + c.incomplete + c.invalid + c.unknown_clip_reason > 0 || c.total == 0;
         assert_eq!(r.exit_code, i32::from(fails));
+        assert_eq!(r.nothing_checked.is_some(), c.total == 0);
         // Rows come in priority order, then line order.
         assert!(r
             .rows

@@ -389,7 +389,7 @@ fn collector_file_layout_chunking_and_counts() {
         assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
         assert_eq!(
             c.total,
-            c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.ok
+            c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.reformatted + c.ok
         );
         let mut checker = Checker::new(CheckOptions::default());
         let bytes = input.as_bytes();
@@ -415,8 +415,9 @@ fn arbitrary_bytes_never_panic_in_any_format() {
         FormatOption::Otlp,
         FormatOption::Langfuse,
         FormatOption::OpenaiAgents,
+        FormatOption::Phoenix,
     ];
-    let pieces: [&[u8]; 12] = [
+    let pieces: [&[u8]; 14] = [
         b"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[",
         b"{\"object\":\"trace.span\",\"span_data\":{\"type\":\"function\",\"output\":",
         b"{\"type\":\"TOOL\",\"traceId\":\"t\",\"output\":",
@@ -425,6 +426,8 @@ fn arbitrary_bytes_never_panic_in_any_format() {
         b"{\"role\":\"tool\",\"tool_call_id\":",
         b"\"__REDACTED__\"",
         b"[truncated 3 chars]",
+        b"{\"data\":[{\"context\":{\"span_id\":\"s\"},\"span_kind\":\"TOOL\",\"attributes\":{",
+        b"{\"key\":\"ai.operationId\",\"value\":{\"stringValue\":\"ai.toolCall\"}}",
         b"]}",
         b"}",
         b",",
@@ -558,9 +561,46 @@ fn the_same_json_value_serialized_differently_is_not_a_clip() {
         )
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::Ok, "{:?}", r.rows[0]);
+    assert_eq!(r.rows[0].status, Status::Reformatted, "{:?}", r.rows[0]);
     assert_eq!(r.rows[0].injected_bytes, r.rows[0].observed_bytes);
-    assert!(r.rows[0].notes[0].contains("same JSON value"));
+    assert!(r.rows[0].notes[0].starts_with("reformatted: the model received the same data"));
+    assert_eq!((r.exit_code, r.counts.reformatted), (0, 1));
+
+    // Python's str(dict) sent to the model, json.dumps on the tool span: same data.
+    let input = otlp(serde_json::json!([
+        tool_span(
+            "a",
+            "c1",
+            serde_json::json!({"stringValue": "{\"ok\": false, \"owner\": null, \"n\": 2}"})
+        ),
+        chat_span(
+            serde_json::json!([{"type": "tool_call_response", "id": "c1",
+            "response": "{'ok': False, 'owner': None, 'n': 2}"}])
+        )
+    ]));
+    let r = check(&input, FormatOption::Auto);
+    assert_eq!(r.rows[0].status, Status::Reformatted, "{:?}", r.rows[0]);
+    assert!(
+        r.rows[0].notes[0].contains("(JSON observed, 36 bytes; Python repr injected, 36 bytes)"),
+        "{:?}",
+        r.rows[0].notes
+    );
+    // Different data in another syntax is still what it is: not the same value.
+    let input = otlp(serde_json::json!([
+        tool_span(
+            "a",
+            "c1",
+            serde_json::json!({"stringValue": "{\"ok\": false, \"n\": 2}"})
+        ),
+        chat_span(
+            serde_json::json!([{"type": "tool_call_response", "id": "c1",
+            "response": "{'ok': True, 'n': 2}"}])
+        )
+    ]));
+    assert_eq!(
+        check(&input, FormatOption::Auto).rows[0].status,
+        Status::SilentClip
+    );
 }
 
 #[test]
@@ -589,4 +629,60 @@ fn structured_attribute_values_are_read() {
     let r = check(&input, FormatOption::Auto);
     assert_eq!(r.rows[0].status, Status::SilentClip);
     assert_eq!(r.rows[0].detail, ["ratio=0.50"]);
+}
+
+/// The shape Langfuse documents for `GET /api/public/observations`: `{data, meta}` with the
+/// v2 observation fields (`usage`, `calculatedTotalCost`, `latency`) on one item and the v3
+/// ones (`usageDetails`, `costDetails`, `environment`) on the others, and a TOOL output as
+/// Langfuse's OpenTelemetry ingestion stores it (the tracer's text: LangChain's serialised
+/// ToolMessage, call id inside).
+#[test]
+fn langfuse_public_api_observations() {
+    let tool_message = serde_json::json!({"type": "tool", "data": {"content": "port: 8443\nhost: billing",
+        "tool_call_id": "call_7", "name": "read_file", "id": null}});
+    let doc = serde_json::json!({
+        "data": [
+            {"id": "obs-1", "traceId": "tr-1", "type": "GENERATION", "name": "ChatOpenAI",
+             "startTime": "2025-05-01T10:00:00.000Z", "endTime": "2025-05-01T10:00:01.000Z",
+             "completionStartTime": "2025-05-01T10:00:00.500Z", "model": "gpt-4o",
+             "modelParameters": {"temperature": "0"}, "input": [{"role": "user", "content": "port?"}],
+             "output": {"role": "assistant", "tool_calls": [{"id": "call_7", "type": "function",
+                 "function": {"name": "read_file", "arguments": "{}"}}]},
+             "usage": {"input": 12, "output": 5, "total": 17, "unit": "TOKENS"},
+             "calculatedTotalCost": 0.0001, "latency": 1.0, "level": "DEFAULT",
+             "statusMessage": null, "parentObservationId": null, "version": null, "promptId": null},
+            {"id": "obs-2", "traceId": "tr-1", "type": "TOOL", "name": "read_file",
+             "startTime": "2025-05-01T10:00:01.100Z", "endTime": "2025-05-01T10:00:01.200Z",
+             "input": "{}", "output": tool_message.to_string(), "metadata": {}, "level": "DEFAULT",
+             "parentObservationId": null, "environment": "default",
+             "usageDetails": {}, "costDetails": {}},
+            {"id": "obs-3", "traceId": "tr-1", "type": "GENERATION", "name": "ChatOpenAI",
+             "startTime": "2025-05-01T10:00:02.000Z", "endTime": "2025-05-01T10:00:03.000Z",
+             "model": "gpt-4o", "input": [
+                 {"role": "user", "content": "port?"},
+                 {"role": "assistant", "tool_calls": [{"id": "call_7", "type": "function",
+                     "function": {"name": "read_file", "arguments": "{}"}}]},
+                 {"role": "tool", "tool_call_id": "call_7", "content": "port: 8443"}],
+             "output": {"role": "assistant", "content": "8443"}, "level": "DEFAULT",
+             "environment": "default", "usageDetails": {"input": 30, "output": 2, "total": 32},
+             "costDetails": {"total": 0.0002}}
+        ],
+        "meta": {"page": 1, "limit": 50, "totalItems": 3, "totalPages": 1}
+    });
+    let r = check(
+        serde_json::to_string_pretty(&doc).unwrap().as_bytes(),
+        FormatOption::Auto,
+    );
+    assert_eq!(r.format, "langfuse");
+    assert_eq!(r.rows.len(), 1, "{:?}", r.invalid);
+    let row = &r.rows[0];
+    assert_eq!(
+        (row.status, row.join),
+        (Status::SilentClip, Some(Join::ToolCallId))
+    );
+    assert_eq!(
+        (row.observed_bytes, row.injected_bytes),
+        (Some(24), Some(10))
+    );
+    assert_eq!((r.counts.skipped, r.exit_code), (2, 1));
 }

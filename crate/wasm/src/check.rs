@@ -14,7 +14,7 @@ const TS_CHECK: &'static str = r#"
 export type Input = string | Uint8Array | ArrayBuffer;
 
 /** A reader of one input format. */
-export type Format = "spans" | "otlp" | "langfuse" | "openai_agents";
+export type Format = "spans" | "otlp" | "langfuse" | "openai_agents" | "phoenix";
 /** `auto` (the default) detects the format from the first non-blank line. */
 export type FormatOption = "auto" | Format;
 
@@ -23,9 +23,9 @@ export interface CheckOptions {
   flaggedOnly?: boolean;
   /**
    * Which reader to use: seed-000 span JSONL (`spans`), OTLP JSON traces with OpenTelemetry
-   * GenAI or OpenInference attributes (`otlp`), Langfuse observation exports (`langfuse`), or
-   * OpenAI Agents SDK trace exports (`openai_agents`). An unknown name throws an `Error` with
-   * code `unknown_format`.
+   * GenAI, OpenInference or Vercel AI SDK attributes (`otlp`), Langfuse observation exports
+   * (`langfuse`), OpenAI Agents SDK trace exports (`openai_agents`), or Arize Phoenix's REST
+   * span exports (`phoenix`). An unknown name throws an `Error` with code `unknown_format`.
    */
   format?: FormatOption;
   /**
@@ -34,12 +34,22 @@ export interface CheckOptions {
    * default it is not a declaration, and the run fails naming it.
    */
   lenientClipReason?: boolean;
+  /**
+   * Let an input with no tool call at all pass (`exitCode` 0). Off by default: such a run
+   * exits 1 and `nothing_checked` says what the input held instead.
+   */
+  allowEmpty?: boolean;
 }
 
 /** How a tool result was matched with what a later model call received. */
 export type Join = "tool_call_id" | "order" | "unmatched";
 
-export type Status = "silent_clip" | "incomplete" | "hash_mismatch" | "clipped" | "ok";
+/**
+ * Worst first. `reformatted` (trace formats only): the model received the same data as the
+ * tool returned in another serialisation (JSON and Python's repr, key order, spacing); not a
+ * cut, and it does not fail the run.
+ */
+export type Status = "silent_clip" | "incomplete" | "hash_mismatch" | "clipped" | "reformatted" | "ok";
 
 export type ClipReason =
   | "none" | "prompt_token_cap" | "tool_result_char_limit"
@@ -85,7 +95,8 @@ export interface Row {
 }
 
 export interface Counts {
-  silent_clip: number; incomplete: number; hash_mismatch: number; clipped: number; ok: number;
+  silent_clip: number; incomplete: number; hash_mismatch: number; clipped: number;
+  reformatted: number; ok: number;
   /** Rows (tool spans) of every status. */
   total: number;
   invalid: number; skipped: number; blank: number;
@@ -138,7 +149,7 @@ export interface Rollup {
 export interface ReadAs {
   /** `lines`: one JSON value per line (streamed); `document`: one JSON document. */
   layout: "lines" | "document";
-  conventions: ("gen_ai" | "openinference")[];
+  conventions: ("gen_ai" | "openinference" | "ai_sdk")[];
 }
 
 /** One side of a tool call paired across two runs. */
@@ -181,8 +192,9 @@ export interface Report {
   rollup: Rollup[];
   flagged_only: boolean;
   /**
-   * Present when no entry was a tool span while some were skipped or invalid: one line
-   * saying nothing was checked and what was seen instead; the run does not pass (exit 1).
+   * Present when the input held no tool call at all: one line saying nothing was checked and
+   * what was seen instead (`nothing checked: no tool call in 2 entries read as otlp: ...`);
+   * the run does not pass (exit 1) unless `allowEmpty`.
    */
   nothing_checked?: string;
   /**
@@ -191,7 +203,10 @@ export interface Report {
    * facts (rollup, tool medians, builder rates) were not kept from `facts_from_line` on.
    */
   not_kept: { rows: number; rows_from_line: number | null; spans: number; facts_from_line: number | null };
-  /** 1 when any silent clip, incomplete span or invalid line, or nothing was checked; else 0. */
+  /**
+   * 1 when any silent clip, incomplete span or invalid line, or when nothing was checked
+   * (unless `allowEmpty`), else 0.
+   */
   exit_code: 0 | 1;
 }
 "#;
@@ -216,6 +231,7 @@ struct Options {
     flagged_only: bool,
     format: Option<String>,
     lenient_clip_reason: bool,
+    allow_empty: bool,
 }
 
 fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
@@ -224,6 +240,7 @@ fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
         flagged_only: opts.flagged_only,
         format: format_option(opts.format.as_deref())?,
         lenient_clip_reason: opts.lenient_clip_reason,
+        allow_empty: opts.allow_empty,
         ..CheckOptions::default()
     })
 }
@@ -341,10 +358,18 @@ pub struct CheckReport {
 
 #[wasm_bindgen]
 impl CheckReport {
-    /// 1 when any silent clip, incomplete span or invalid line, else 0.
+    /// 1 when any silent clip, incomplete span or invalid line, or when the input held no
+    /// tool call (unless `allowEmpty`), else 0.
     #[wasm_bindgen(getter, js_name = exitCode)]
     pub fn exit_code(&self) -> i32 {
         self.report.exit_code
+    }
+
+    /// When the input held no tool call: one line saying nothing was checked and what was
+    /// seen instead; else `undefined`.
+    #[wasm_bindgen(getter, js_name = nothingChecked)]
+    pub fn nothing_checked(&self) -> Option<String> {
+        self.report.nothing_checked.clone()
     }
 
     /// The counts alone (cheap: no rows are converted).

@@ -102,3 +102,20 @@ fn convert_to_spans_writes_seed_records() {
         Some("unknown_format")
     );
 }
+
+#[wasm_bindgen_test]
+fn a_trace_without_tool_calls_is_not_green_unless_allowed() {
+    const NO_TOOLS: &str =
+        include_str!("../../../pkg-tests/producers/corpus/ai-sdk-no-tools.otlp.jsonl");
+    let strict = check_spans(&input(NO_TOOLS), None).unwrap();
+    assert_eq!(strict.exit_code(), 1);
+    let line = strict.nothing_checked().unwrap();
+    assert!(
+        line.starts_with("nothing checked: no tool call in 2 entries read as otlp: "),
+        "{line}"
+    );
+    let allowed: JsCheckOptions = options(r#"{"allowEmpty":true}"#);
+    let report = check_spans(&input(NO_TOOLS), Some(allowed)).unwrap();
+    assert_eq!(report.exit_code(), 0);
+    assert_eq!(report.nothing_checked(), Some(line));
+}

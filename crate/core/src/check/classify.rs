@@ -28,15 +28,20 @@ pub enum Status {
     HashMismatch,
     /// Cut, and the cut was declared.
     Clipped,
+    /// The model received the same data as the tool returned, in another serialisation
+    /// (JSON and Python's repr, another key order or spacing): not a cut. Only a trace-format
+    /// reader, which sees both texts, can tell; a span record never classifies as this.
+    Reformatted,
     Ok,
 }
 
 impl Status {
-    pub const ALL: [Status; 5] = [
+    pub const ALL: [Status; 6] = [
         Status::SilentClip,
         Status::Incomplete,
         Status::HashMismatch,
         Status::Clipped,
+        Status::Reformatted,
         Status::Ok,
     ];
 
@@ -46,6 +51,7 @@ impl Status {
             Status::Incomplete => "incomplete",
             Status::HashMismatch => "hash_mismatch",
             Status::Clipped => "clipped",
+            Status::Reformatted => "reformatted",
             Status::Ok => "ok",
         }
     }

@@ -65,6 +65,9 @@ pub struct Counts {
     pub incomplete: u64,
     pub hash_mismatch: u64,
     pub clipped: u64,
+    /// Same data in another serialisation (trace formats only).
+    #[serde(default)]
+    pub reformatted: u64,
     pub ok: u64,
     /// Rows (tool spans) of every status.
     pub total: u64,
@@ -89,6 +92,7 @@ impl Counts {
             Status::Incomplete => self.incomplete,
             Status::HashMismatch => self.hash_mismatch,
             Status::Clipped => self.clipped,
+            Status::Reformatted => self.reformatted,
             Status::Ok => self.ok,
         }
     }
@@ -98,6 +102,7 @@ impl Counts {
             Status::Incomplete => &mut self.incomplete,
             Status::HashMismatch => &mut self.hash_mismatch,
             Status::Clipped => &mut self.clipped,
+            Status::Reformatted => &mut self.reformatted,
             Status::Ok => &mut self.ok,
         } += 1;
         self.total += 1;
@@ -172,6 +177,10 @@ pub struct CheckOptions {
     pub flagged_only: bool,
     /// Which reader to use: `auto` (the default) detects it from the first non-blank lines.
     pub format: FormatOption,
+    /// Let an input with no tool call at all pass (exit 0). Off by default: a checker used as
+    /// a CI gate must never pass a run it did not check; pipelines that expect empty runs
+    /// turn this on.
+    pub allow_empty: bool,
     /// How much memory the check may keep; the defaults fit a wasm32 module.
     pub limits: Limits,
     /// Keep the seed script's leniency: a `clip_reason` outside the closed enum declares the
@@ -257,9 +266,10 @@ pub struct Report {
     pub rollup: Vec<Rollup>,
     /// Whether the rows list is only the flagged rows.
     pub flagged_only: bool,
-    /// When no entry was a tool span while some were skipped or invalid: one line saying
-    /// that nothing was checked and what was seen instead. Never a pass (issue 13): a trace
-    /// read with the wrong reader skips every line, and an empty verdict must not look green.
+    /// When the input held no tool call at all: one line saying that nothing was checked and
+    /// what was seen instead. Never a pass unless [`CheckOptions::allow_empty`] (issues 13,
+    /// 14): a trace read with the wrong reader skips every line, an empty file or one of
+    /// model calls only checks nothing, and an empty verdict must not look green.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nothing_checked: Option<String>,
     /// What the check could not keep within its memory limits (all zero when it kept
@@ -267,8 +277,8 @@ pub struct Report {
     #[serde(default)]
     pub not_kept: NotKept,
     /// 1 when any silent clip, incomplete span or invalid line (as the seed), when nothing
-    /// was checked (see `nothing_checked`), or, unless the check is lenient, a `clip_reason`
-    /// outside the closed enum; else 0.
+    /// was checked (unless empty runs are allowed), or, unless the check is lenient, a
+    /// `clip_reason` outside the closed enum; else 0.
     pub exit_code: i32,
 }
 
@@ -337,7 +347,15 @@ pub struct ReportBuilder {
     fact_bytes: u64,
     row_bytes: u64,
     not_kept: NotKept,
+    /// Skip reasons and how often each came, for the line that says what an input with no
+    /// tool call held instead (the first [`MAX_SEEN`] distinct reasons; `seen_other` counts
+    /// the rest).
+    seen: Vec<(String, u64)>,
+    seen_other: u64,
 }
+
+/// Distinct skip reasons kept for [`Report::nothing_checked`].
+const MAX_SEEN: usize = 32;
 
 impl ReportBuilder {
     pub fn new(format: &str, options: CheckOptions) -> Self {
@@ -402,6 +420,11 @@ impl ReportBuilder {
     pub fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
         self.counts.skipped += 1;
         self.counts.lines += 1;
+        match self.seen.iter().position(|(r, _)| *r == reason) {
+            Some(i) => self.seen[i].1 += 1,
+            None if self.seen.len() < MAX_SEEN => self.seen.push((reason.clone(), 1)),
+            None => self.seen_other += 1,
+        }
         if self.skipped.len() < MAX_LISTED {
             self.skipped.push(Skipped {
                 line,
@@ -449,6 +472,11 @@ impl ReportBuilder {
             .is_some_and(|w| w.starts_with(UNKNOWN_REASON_WARNING))
         {
             self.counts.unknown_clip_reason += 1;
+        }
+        // The join measured a format-only change as equal lengths and digests, so the
+        // classifier says `ok`; the reader knows it was another serialisation.
+        if provenance.reformatted && verdict.status == Status::Ok {
+            verdict.status = Status::Reformatted;
         }
         if !provenance.warnings.is_empty() {
             verdict.warnings.extend(provenance.warnings);
@@ -614,6 +642,7 @@ impl ReportBuilder {
     }
 
     pub fn finish(mut self) -> Report {
+        let nothing_checked = (self.counts.total == 0).then(|| self.nothing_checked());
         let rows = by_priority(std::mem::take(&mut self.rows));
         let flagged = std::mem::take(&mut self.flagged_children);
         let rollup = self.rollup(flagged);
@@ -648,23 +677,12 @@ impl ReportBuilder {
         crate::sort::sort_by(&mut builders, |a, b| {
             a.prompt_builder_version.cmp(&b.prompt_builder_version)
         });
-        let nothing_checked =
-            (counts.total == 0 && counts.skipped + counts.invalid > 0).then(|| {
-                format!(
-                    "nothing checked: no tool span in {} entries read as {} ({} skipped, {} \
-                     invalid); not a pass",
-                    counts.lines - counts.blank,
-                    self.format,
-                    counts.skipped,
-                    counts.invalid
-                )
-            });
         let unknown_reason_fails =
             !self.options.lenient_clip_reason && counts.unknown_clip_reason > 0;
         let fails = counts.silent_clip > 0
             || counts.incomplete > 0
             || counts.invalid > 0
-            || nothing_checked.is_some()
+            || (nothing_checked.is_some() && !self.options.allow_empty)
             || unknown_reason_fails;
         Report {
             format: self.format,
@@ -683,6 +701,39 @@ impl ReportBuilder {
             exit_code: i32::from(fails),
             counts,
         }
+    }
+
+    /// The line for an input with no tool call: what it held instead, most frequent first.
+    fn nothing_checked(&mut self) -> String {
+        let c = &self.counts;
+        if c.lines == c.blank {
+            return "nothing checked: the input is empty".to_string();
+        }
+        let mut parts = Vec::new();
+        if c.invalid > 0 {
+            parts.push(format!("{} invalid", c.invalid));
+        }
+        crate::sort::sort_by(&mut self.seen, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        const SHOWN: usize = 4;
+        for (reason, n) in self.seen.iter().take(SHOWN) {
+            parts.push(format!("{n} \u{d7} {reason}"));
+        }
+        let rest: u64 = self.seen.iter().skip(SHOWN).map(|s| s.1).sum::<u64>() + self.seen_other;
+        if rest > 0 {
+            parts.push(format!("{rest} other"));
+        }
+        let what = if self.format == "spans" {
+            "tool span"
+        } else {
+            "tool call"
+        };
+        let entries = c.lines - c.blank;
+        format!(
+            "nothing checked: no {what} in {entries} {} read as {}: {}",
+            if entries == 1 { "entry" } else { "entries" },
+            self.format,
+            parts.join("; ")
+        )
     }
 
     /// The node of each parent: the first span in the input with that id (later duplicates

@@ -19,9 +19,12 @@ pub(crate) struct Content {
     pub chars: u64,
     /// Full lowercase hex SHA-256 of the UTF-8 bytes.
     pub sha256: String,
-    /// SHA-256 of the compact JSON form when the text is a JSON object or array (or was a
-    /// structured value in the trace): two serializations of the same value compare equal.
-    pub json_sha256: Option<String>,
+    /// SHA-256 of the canonical form (sorted keys, compact) of the data the text holds, when
+    /// it is a JSON object or array, a Python repr of a dict or list, or was a structured
+    /// value in the trace: two serialisations of the same data compare equal.
+    pub value_sha256: Option<String>,
+    /// Which serialisation the text is, when it holds data (for the explanation).
+    pub syntax: Option<Syntax>,
     /// The first 128 characters.
     pub preview: String,
     /// Cut markers (`...[truncated 120 chars]`, `[... 4000 bytes omitted ...]` ...): how many,
@@ -31,6 +34,23 @@ pub(crate) struct Content {
     /// Redaction markers (`__REDACTED__`, `[REDACTED]` ...): how many, and the first one.
     pub redactions: u32,
     pub first_redaction: Option<String>,
+}
+
+/// The serialisation of a text that holds a dict or list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    Json,
+    /// Python's `repr` / `str` of a dict or list (single quotes, `True`, `None`).
+    PythonRepr,
+}
+
+impl Syntax {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Syntax::Json => "JSON",
+            Syntax::PythonRepr => "Python repr",
+        }
+    }
 }
 
 /// OpenInference's placeholder for a value its tracer hid (`OPENINFERENCE_HIDE_*`).
@@ -45,13 +65,17 @@ const PREVIEW_CHARS: usize = 128;
 impl Content {
     /// Measures a string.
     pub fn of_text(text: &str) -> Content {
-        let json_sha256 = match text.trim_start().as_bytes().first() {
-            Some(b'{' | b'[') => serde_json::from_str::<Value>(text)
-                .ok()
-                .map(|v| sha256_hex(compact(&v).as_bytes())),
+        let data = match text.trim_start().as_bytes().first() {
+            Some(b'{' | b'[') => match serde_json::from_str::<Value>(text) {
+                Ok(v) => Some((v, Syntax::Json)),
+                Err(_) => super::pyrepr::parse(text).map(|v| (v, Syntax::PythonRepr)),
+            },
             _ => None,
         };
-        Content::measure(text, json_sha256)
+        match data {
+            Some((v, syntax)) => Content::measure(text, value_digest(&v), Some(syntax)),
+            None => Content::measure(text, None, None),
+        }
     }
 
     /// Measures a JSON value from a trace: a string is itself; anything else is measured as
@@ -61,14 +85,14 @@ impl Content {
             Value::String(s) => Content::of_text(s),
             other => {
                 let text = compact(other);
-                let digest = matches!(other, Value::Object(_) | Value::Array(_))
-                    .then(|| sha256_hex(text.as_bytes()));
-                Content::measure(&text, digest)
+                let structured = matches!(other, Value::Object(_) | Value::Array(_));
+                let digest = structured.then(|| value_digest(other)).flatten();
+                Content::measure(&text, digest, structured.then_some(Syntax::Json))
             }
         }
     }
 
-    fn measure(text: &str, json_sha256: Option<String>) -> Content {
+    fn measure(text: &str, value_sha256: Option<String>, syntax: Option<Syntax>) -> Content {
         let preview = match text.char_indices().nth(PREVIEW_CHARS) {
             Some((cut, _)) => text[..cut].to_string(),
             None => text.to_string(),
@@ -84,7 +108,8 @@ impl Content {
             bytes: text.len() as u64,
             chars: text.chars().count() as u64,
             sha256: sha256_hex(text.as_bytes()),
-            json_sha256,
+            value_sha256,
+            syntax,
             preview,
             cut_markers,
             first_cut_marker,
@@ -116,6 +141,14 @@ pub(crate) fn text_of(value: &Value) -> Cow<'_, str> {
         Value::String(s) => Cow::Borrowed(s),
         other => Cow::Owned(compact(other)),
     }
+}
+
+/// SHA-256 of a value's canonical text (keys sorted, compact, Python's number forms): equal
+/// data, whatever its key order, spacing or syntax, gives one digest.
+fn value_digest(value: &Value) -> Option<String> {
+    crate::canonical::canonicalize_value(value, crate::canonical::Form::Python)
+        .ok()
+        .map(|t| sha256_hex(t.as_bytes()))
 }
 
 fn compact(value: &Value) -> String {
@@ -257,12 +290,26 @@ mod tests {
     }
 
     #[test]
-    fn structured_values_compare_by_json() {
+    fn structured_values_compare_by_data() {
         let pretty = Content::of_text("{\"a\": 1, \"b\": [1, 2]}");
         let value = Content::of_value(&serde_json::json!({"a": 1, "b": [1, 2]}));
         assert_ne!(pretty.sha256, value.sha256);
-        assert_eq!(pretty.json_sha256, value.json_sha256);
-        assert!(Content::of_text("plain").json_sha256.is_none());
+        assert_eq!(pretty.value_sha256, value.value_sha256);
+        // Another key order, and Python's repr of the same dict.
+        let reordered = Content::of_text("{\"b\":[1,2],\"a\":1}");
+        let repr = Content::of_text("{'b': [1, 2], 'a': 1}");
+        assert_eq!(reordered.value_sha256, value.value_sha256);
+        assert_eq!(repr.value_sha256, value.value_sha256);
+        assert_eq!(
+            (pretty.syntax, repr.syntax),
+            (Some(Syntax::Json), Some(Syntax::PythonRepr))
+        );
+        // Different data is different.
+        assert_ne!(
+            Content::of_text("{'a': 2, 'b': [1, 2]}").value_sha256,
+            value.value_sha256
+        );
+        assert!(Content::of_text("plain").value_sha256.is_none());
         assert_eq!(Content::of_value(&serde_json::json!(42)).bytes, 2);
     }
 

@@ -28,7 +28,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-use super::{langfuse, openai_agents, otlp, Format};
+use super::{langfuse, openai_agents, otlp, phoenix, Format};
 
 /// At most this many non-blank lines are looked at before span JSONL is chosen.
 pub(crate) const DETECT_LINES: usize = 8;
@@ -254,6 +254,8 @@ pub(crate) fn format_of(value: &Value) -> Option<Format> {
                 Some(Format::Otlp)
             } else if openai_agents::is_item(obj) {
                 Some(Format::OpenaiAgents)
+            } else if phoenix::is_span(obj) || phoenix::is_otlp_span(obj) {
+                Some(Format::Phoenix)
             } else if langfuse::is_observation(obj) || langfuse::is_trace(obj) {
                 Some(Format::Langfuse)
             } else {

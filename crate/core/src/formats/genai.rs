@@ -32,13 +32,19 @@ pub(crate) fn read(span: &OtelSpan) -> Option<Read> {
                     .and_then(|n| n.strip_prefix("execute_tool "))
                     .map(str::to_string)
             });
-        let result = match span.attr("gen_ai.tool.call.result") {
-            Some(v) => messages::result_text(v),
-            None => Captured::Missing(format!("gen_ai.tool.call.result {NOT_RECORDED}")),
+        // OpenLLMetry records LangChain's ToolMessage serialised, call id inside.
+        let (result, wrapped_id) = match span.attr("gen_ai.tool.call.result") {
+            Some(v) => messages::tool_result(v),
+            None => (
+                Captured::Missing(format!("gen_ai.tool.call.result {NOT_RECORDED}")),
+                None,
+            ),
         };
         return Some(Read::Tool {
             name,
-            call_id: as_text(span.attr("gen_ai.tool.call.id")).and_then(|s| clean_id(&s)),
+            call_id: as_text(span.attr("gen_ai.tool.call.id"))
+                .and_then(|s| clean_id(&s))
+                .or(wrapped_id),
             result,
         });
     }

@@ -381,6 +381,7 @@ fn build(tool: &ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) ->
     }
 
     let mut clip_reason = ClipReason::None;
+    let mut reformatted = false;
     if let Some(inj) = injected_content {
         warnings.extend(inj.limit_warning("injected tool message"));
         let (obs_cuts, obs_redactions) = observed.map_or((0, 0), |o| (o.cut_markers, o.redactions));
@@ -398,18 +399,24 @@ fn build(tool: &ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) ->
             ));
         }
         if let Some(obs) = observed {
-            let same_value = obs.json_sha256.is_some() && obs.json_sha256 == inj.json_sha256;
-            if obs.sha256 != inj.sha256 && same_value {
+            let same_data = obs.value_sha256.is_some() && obs.value_sha256 == inj.value_sha256;
+            if obs.sha256 != inj.sha256 && same_data {
+                let syntax = |c: &Content| c.syntax.map_or("text", |s| s.as_str());
                 notes.push(format!(
-                    "the model received the same JSON value as the tool returned, serialized \
-                     differently ({} bytes observed, {} injected): measured as equal",
-                    obs.bytes, inj.bytes
+                    "reformatted: the model received the same data as the tool returned, in \
+                     another serialisation ({} observed, {} bytes; {} injected, {} bytes): not a \
+                     cut, measured as equal",
+                    syntax(obs),
+                    obs.bytes,
+                    syntax(inj),
+                    inj.bytes
                 ));
                 injected = Some((
                     obs.bytes,
                     Some(obs.sha256.clone()),
                     Some(inj.preview.clone()),
                 ));
+                reformatted = true;
             }
         }
     }
@@ -440,6 +447,7 @@ fn build(tool: &ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) ->
             notes,
             warnings,
             injected_tokens_estimated: estimated,
+            reformatted,
         },
     }
 }

@@ -146,7 +146,9 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
                     messages::captured(m.get("content"), "content"),
                     as_text(m.get("tool_call_id")),
                 ),
-                Some(v) => (messages::result_text(v), None),
+                // Observations ingested over OpenTelemetry keep the tracer's text: LangChain's
+                // ToolMessage serialised (`{"type": "tool", "data": ...}`, `lc` constructor).
+                Some(v) => messages::tool_result(v),
             };
             let status = match obj.get("level").and_then(Value::as_str) {
                 Some("ERROR") => Some("error".to_string()),

@@ -9,7 +9,14 @@
 //!   `{"role": "tool", "tool_call_id": ..., "content": ...}` (`"function"` for the old API);
 //! - Anthropic Messages: a block `{"type": "tool_result", "tool_use_id": ..., "content": ...}`
 //!   inside a user message;
-//! - OpenAI Responses: an item `{"type": "function_call_output", "call_id": ..., "output": ...}`.
+//! - OpenAI Responses: an item `{"type": "function_call_output", "call_id": ..., "output": ...}`;
+//! - Vercel AI SDK (`ai.prompt.messages`): a part `{"type": "tool-result", "toolCallId": ...,
+//!   "toolName": ..., "output": {"type": "text" | "json" | ..., "value": ...}}` (`result` before
+//!   AI SDK 5) inside a `tool` message;
+//! - LangChain's serialised messages, wherever a message can appear: the `lc` constructor form
+//!   `{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {...}}` (what
+//!   `dumpd` writes, and OpenLLMetry records) and `message_to_dict`'s `{"type": "tool",
+//!   "data": {...}}` (what OpenInference records) are read as the plain message they hold.
 //!
 //! Tool names come from the assistant turn that made the calls (`tool_calls`, `tool_call`
 //! parts, `tool_use` blocks, `function_call` items), matched by id.
@@ -45,6 +52,11 @@ pub(crate) fn tool_messages(input: &Value) -> Result<Vec<ToolMessage>, String> {
         },
         _ => return Err("the input is not a list of messages".to_string()),
     };
+    // LangChain's chat model callbacks batch prompts: `{"messages": [[...]]}`, one list per
+    // prompt; a model call has one.
+    if let [Value::Array(inner)] = list.as_slice() {
+        return Ok(read_list(inner));
+    }
     Ok(read_list(list))
 }
 
@@ -55,7 +67,8 @@ pub(crate) fn read_list(list: &[Value]) -> Vec<ToolMessage> {
     let mut out: Vec<(usize, ToolMessage)> = Vec::new();
     let mut last_assistant: Option<usize> = None;
     for (index, message) in list.iter().enumerate() {
-        let Some(obj) = message.as_object() else {
+        let plain = langchain_message(message);
+        let Some(obj) = plain.as_ref().unwrap_or(message).as_object() else {
             continue;
         };
         if is_assistant(obj) {
@@ -124,10 +137,12 @@ fn collect_call_names(obj: &Map<String, Value>, names: &mut HashMap<String, Stri
     }
     // GenAI parts and Anthropic blocks.
     for block in blocks(obj) {
-        if let Some("tool_call" | "tool_use" | "function_call") = str_field(block, &["type"]) {
+        if let Some("tool_call" | "tool_use" | "function_call" | "tool-call") =
+            str_field(block, &["type"])
+        {
             add(
-                str_field(block, &["id", "call_id"]),
-                str_field(block, &["name"]),
+                str_field(block, &["id", "call_id", "toolCallId"]),
+                str_field(block, &["name", "toolName"]),
             );
         }
     }
@@ -175,6 +190,22 @@ fn tool_results_of(obj: &Map<String, Value>) -> Vec<ToolMessage> {
                 block.get("content"),
                 "content",
             )),
+            Some("tool-result") => {
+                // AI SDK 5+: `output: {type, value}`; before: `result`.
+                let (value, field) = match block.get("output") {
+                    Some(Value::Object(o)) if o.contains_key("value") => {
+                        (o.get("value"), "output.value")
+                    }
+                    Some(other) => (Some(other), "output"),
+                    None => (block.get("result"), "result"),
+                };
+                out.push(message(
+                    str_field(block, &["toolCallId", "id"]),
+                    str_field(block, &["toolName", "name"]),
+                    value,
+                    field,
+                ));
+            }
             _ => {}
         }
     }
@@ -259,6 +290,115 @@ pub(crate) fn result_text(value: &Value) -> Captured {
     }
 }
 
+/// The plain chat message a LangChain serialised message holds, or `None` when `value` is not
+/// one. Both of LangChain's layouts: the `lc` constructor form (`dumpd`: `{"lc": 1, "type":
+/// "constructor", "id": ["langchain", "schema", "messages", "ToolMessage"], "kwargs": {...}}`)
+/// and `message_to_dict`'s `{"type": "tool", "data": {...}}`. The message's class or type
+/// gives the role; `tool_call_id`, `name` and `content` are kept; an AI message's
+/// `tool_calls` (`[{"name", "args", "id"}]`) become `[{"id", "function": {"name"}}]`.
+pub(crate) fn langchain_message(value: &Value) -> Option<Value> {
+    let obj = value.as_object()?;
+    let (kind, fields) =
+        if obj.get("lc").is_some() && str_field(obj, &["type"]) == Some("constructor") {
+            let class = obj.get("id")?.as_array()?.last()?.as_str()?;
+            let kind = match class.strip_suffix("Chunk").unwrap_or(class) {
+                "ToolMessage" => "tool",
+                "AIMessage" => "ai",
+                "HumanMessage" => "human",
+                "SystemMessage" => "system",
+                "FunctionMessage" => "function",
+                "ChatMessage" => "chat",
+                _ => return None,
+            };
+            (kind, obj.get("kwargs")?.as_object()?)
+        } else {
+            let kind = str_field(obj, &["type"])?;
+            let data = obj.get("data")?.as_object()?;
+            if obj.len() != 2 || !data.contains_key("content") {
+                return None;
+            }
+            (kind, data)
+        };
+    let role = match kind {
+        "tool" => "tool",
+        "ai" | "AIMessageChunk" => "assistant",
+        "human" => "user",
+        "system" => "system",
+        "function" => "function",
+        "chat" => str_field(fields, &["role"]).unwrap_or("user"),
+        _ => return None,
+    };
+    let mut m = Map::new();
+    m.insert("role".into(), Value::String(role.into()));
+    for key in ["content", "tool_call_id", "name"] {
+        if let Some(v) = fields.get(key).filter(|v| !v.is_null()) {
+            m.insert(key.into(), v.clone());
+        }
+    }
+    let calls: Vec<Value> = fields
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .map(|c| {
+            let name = c
+                .get("function")
+                .and_then(Value::as_object)
+                .and_then(|f| f.get("name"))
+                .or_else(|| c.get("name"));
+            serde_json::json!({"id": c.get("id"), "function": {"name": name}})
+        })
+        .collect();
+    if !calls.is_empty() {
+        m.insert("tool_calls".into(), Value::Array(calls));
+    }
+    Some(Value::Object(m))
+}
+
+/// A tool span's result, unwrapped from what a framework wrapped it in, with the call id the
+/// wrapper carries. LangChain's tools return a ToolMessage, which tracers record serialised:
+/// OpenInference as `{"type": "tool", "data": {"content": ..., "tool_call_id": ...}}`,
+/// OpenLLMetry as `{"output": <lc constructor ToolMessage>, "kwargs": {...}}`. Measuring the
+/// wrapper would inflate every observed size, so the content is what the tool returned.
+/// Anything else is the result as it is ([`result_text`]).
+pub(crate) fn tool_result(value: &Value) -> (Captured, Option<String>) {
+    let parsed;
+    let structured = match value {
+        Value::String(s) if s.trim_start().starts_with('{') => {
+            match serde_json::from_str::<Value>(s) {
+                Ok(v) => {
+                    parsed = v;
+                    &parsed
+                }
+                Err(_) => return (result_text(value), None),
+            }
+        }
+        other => other,
+    };
+    let mut inner = structured;
+    // OpenLLMetry's `traceloop.entity.output`: `{"output": ..., "kwargs": {...}}`.
+    // Both keys, nothing else: a tool's own `{"output": ...}` result is not a wrapper.
+    if let Some(obj) = inner.as_object() {
+        if obj.len() == 2 && obj.contains_key("kwargs") {
+            if let Some(out) = obj.get("output") {
+                inner = out;
+            }
+        }
+    }
+    match langchain_message(inner) {
+        Some(Value::Object(m)) if m.get("role").and_then(Value::as_str) == Some("tool") => {
+            let id = m
+                .get("tool_call_id")
+                .and_then(Value::as_str)
+                .and_then(clean_id);
+            (captured(m.get("content"), "content"), id)
+        }
+        _ if !std::ptr::eq(inner, structured) => (result_text(inner), None),
+        _ => (result_text(value), None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +475,53 @@ mod tests {
             (ms[0].name.as_deref(), ms[0].trailing),
             (Some("search"), true)
         );
+    }
+
+    #[test]
+    fn langchain_layouts() {
+        let ctor = json!({"lc": 1, "type": "constructor",
+            "id": ["langchain", "schema", "messages", "ToolMessage"],
+            "kwargs": {"content": "a.txt", "type": "tool", "name": "ls", "tool_call_id": "call_9"}});
+        let (c, id) = tool_result(&json!(
+            json!({"output": ctor, "kwargs": {"tags": []}}).to_string()
+        ));
+        assert_eq!((text(&c), id.as_deref()), (5, Some("call_9")));
+        let dict = json!({"type": "tool", "data": {"content": "a.txt", "tool_call_id": "call_9", "id": null}});
+        let (c, id) = tool_result(&json!(dict.to_string()));
+        assert_eq!((text(&c), id.as_deref()), (5, Some("call_9")));
+        // Not a wrapper: measured as it is.
+        let (c, id) = tool_result(&json!("{\"type\": \"tool\"}"));
+        assert_eq!((text(&c), id), (16, None));
+        let (c, id) = tool_result(&json!("{\"output\": \"abc\"}"));
+        assert_eq!((text(&c), id), (17, None));
+        // A model input of lc constructor messages, batched as LangChain's callbacks do.
+        let ai = json!({"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
+            "kwargs": {"content": "", "tool_calls": [{"name": "ls", "args": {}, "id": "call_9"}]}});
+        let ms = tool_messages(&json!({"messages": [[ai, ctor]]})).unwrap();
+        assert_eq!(ms.len(), 1);
+        assert_eq!(
+            (
+                ms[0].call_id.as_deref(),
+                ms[0].name.as_deref(),
+                ms[0].trailing
+            ),
+            (Some("call_9"), Some("ls"), true)
+        );
+    }
+
+    #[test]
+    fn ai_sdk_parts() {
+        let ms = tool_messages(&json!([
+            {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "ls", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "ls", "output": {"type": "text", "value": "a.txt"}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c2", "output": {"type": "json", "value": {"a": 1}}}]}
+        ]))
+        .unwrap();
+        assert_eq!(
+            (ms[0].call_id.as_deref(), ms[0].name.as_deref()),
+            (Some("c1"), Some("ls"))
+        );
+        assert_eq!((text(&ms[0].content), text(&ms[1].content)), (5, 7));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! | `otlp`          | OTLP JSON traces, one document or the Collector file exporter's one request per line, with OpenTelemetry GenAI or OpenInference attributes |
 //! | `langfuse`      | Langfuse observation exports, JSON or JSONL                           |
 //! | `openai_agents` | OpenAI Agents SDK trace exports (`span_data`), JSON or JSONL          |
+//! | `phoenix`       | Arize Phoenix REST span exports (`/spans` and `/spans/otlpv1`)        |
 //!
 //! The format is detected from the first non-blank line ([`detect`]), or forced with
 //! [`FormatOption`]. Line layouts stream: each line is read when it is complete, and only the
@@ -54,6 +55,7 @@
 //! assert_eq!(report.rows[0].injected_bytes, Some(5));
 //! ```
 
+mod ai_sdk;
 mod content;
 mod convert;
 mod detect;
@@ -66,6 +68,8 @@ mod openai_agents;
 mod openinference;
 mod otel;
 mod otlp;
+mod phoenix;
+mod pyrepr;
 mod reader;
 pub(crate) use reader::json_error;
 mod semconv;
@@ -96,14 +100,17 @@ pub enum Format {
     Langfuse,
     /// OpenAI Agents SDK trace exports.
     OpenaiAgents,
+    /// Arize Phoenix's REST span exports (its span objects, or OTLP span objects).
+    Phoenix,
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 5] = [
         Format::Spans,
         Format::Otlp,
         Format::Langfuse,
         Format::OpenaiAgents,
+        Format::Phoenix,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -112,6 +119,7 @@ impl Format {
             Format::Otlp => "otlp",
             Format::Langfuse => "langfuse",
             Format::OpenaiAgents => "openai_agents",
+            Format::Phoenix => "phoenix",
         }
     }
 }
@@ -132,6 +140,7 @@ pub enum FormatOption {
     Otlp,
     Langfuse,
     OpenaiAgents,
+    Phoenix,
 }
 
 impl FormatOption {
@@ -150,10 +159,11 @@ impl FormatOption {
             FormatOption::Otlp => Some(Format::Otlp),
             FormatOption::Langfuse => Some(Format::Langfuse),
             FormatOption::OpenaiAgents => Some(Format::OpenaiAgents),
+            FormatOption::Phoenix => Some(Format::Phoenix),
         }
     }
 
-    /// Parses `auto`, `spans`, `otlp`, `langfuse` or `openai_agents`.
+    /// Parses `auto`, `spans`, `otlp`, `langfuse`, `openai_agents` or `phoenix`.
     pub fn parse(text: &str) -> Result<FormatOption, UnknownFormat> {
         match text {
             "auto" => Ok(FormatOption::Auto),
@@ -161,6 +171,7 @@ impl FormatOption {
             "otlp" => Ok(FormatOption::Otlp),
             "langfuse" => Ok(FormatOption::Langfuse),
             "openai_agents" => Ok(FormatOption::OpenaiAgents),
+            "phoenix" => Ok(FormatOption::Phoenix),
             other => Err(UnknownFormat(other.to_string())),
         }
     }
@@ -227,7 +238,7 @@ impl Collector {
         for row in join::join(&self.tools, &self.models) {
             sink.row(row.entry, row.record, row.provenance);
         }
-        ["gen_ai", "openinference"]
+        ["gen_ai", "openinference", "ai_sdk"]
             .into_iter()
             .filter(|c| self.conventions.contains(c))
             .map(str::to_string)

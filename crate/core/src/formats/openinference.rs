@@ -28,20 +28,29 @@ pub(crate) fn read(span: &OtelSpan) -> Read {
         .unwrap_or_default()
         .to_ascii_uppercase();
     match kind.as_str() {
-        "TOOL" => Read::Tool {
-            name: span.attr_str("tool.name").map(str::to_string),
-            call_id: as_text(span.attr("tool_call.id"))
-                .or_else(|| as_text(span.attr("tool.id")))
-                .and_then(|s| clean_id(&s)),
-            result: match span.attr("output.value") {
-                Some(v) => messages::result_text(v),
-                None => Captured::Missing(
-                    "output.value is not recorded (OPENINFERENCE_HIDE_OUTPUTS, or the \
-                     instrumentation did not capture it)"
-                        .to_string(),
+        "TOOL" => {
+            // LangChain's ToolMessage arrives serialised: its content is the result, and it
+            // carries the call id the span itself lacks.
+            let (result, wrapped_id) = match span.attr("output.value") {
+                Some(v) => messages::tool_result(v),
+                None => (
+                    Captured::Missing(
+                        "output.value is not recorded (OPENINFERENCE_HIDE_OUTPUTS, or the \
+                         instrumentation did not capture it)"
+                            .to_string(),
+                    ),
+                    None,
                 ),
-            },
-        },
+            };
+            Read::Tool {
+                name: span.attr_str("tool.name").map(str::to_string),
+                call_id: as_text(span.attr("tool_call.id"))
+                    .or_else(|| as_text(span.attr("tool.id")))
+                    .and_then(|s| clean_id(&s))
+                    .or(wrapped_id),
+                result,
+            }
+        }
         "LLM" => Read::Model(input_messages(span)),
         other => Read::Context(format!(
             "OpenInference {other} span, not a tool or model call"

@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use super::detect::{self, Detector, FirstLine};
 use super::{
-    describe, langfuse, openai_agents, otlp, Collector, Entries, Format, FormatOption, Layout, Sink,
+    describe, langfuse, openai_agents, otlp, phoenix, Collector, Entries, Format, FormatOption,
+    Layout, Sink,
 };
 use crate::lines::{LineSplitter, Piece};
 use crate::record::ReadAs;
@@ -16,8 +17,9 @@ use crate::span::{parse_view, InvalidKind, KeyOrder, SpanView};
 const EXPECTED: &str = "expected seed-000 span JSONL (one {\"name\", \"observed_bytes\", \
     \"injected_bytes\", ...} object per line), OTLP JSON ({\"resourceSpans\": [...]}, one \
     document or one export request per line), Langfuse observations ({\"type\": \"TOOL\", \
-    \"traceId\": ...} items, JSON or JSONL), or OpenAI Agents SDK trace items \
-    ({\"object\": \"trace.span\", \"span_data\": {...}})";
+    \"traceId\": ...} items, JSON or JSONL), OpenAI Agents SDK trace items \
+    ({\"object\": \"trace.span\", \"span_data\": {...}}), or Phoenix spans \
+    ({\"data\": [{\"context\": {\"span_id\": ...}, ...}]})";
 
 fn read_value(
     format: Format,
@@ -39,6 +41,7 @@ fn read_value(
         },
         Format::Langfuse => langfuse::read_value(value, entries, collector, sink),
         Format::OpenaiAgents => openai_agents::read_value(value, entries, collector, sink),
+        Format::Phoenix => phoenix::read_value(value, entries, collector, sink),
         Format::Spans => Err("seed-000 spans are read line by line".into()),
     }
 }

@@ -1,13 +1,14 @@
 //! What an OTLP span is, by the semantic conventions it follows: a tool call, a model call,
 //! or context (an agent, a chain, an HTTP request ...).
 //!
-//! A span with `openinference.span.kind` is read by [`super::openinference`]; otherwise one
-//! with GenAI attributes by [`super::genai`]. Everything else is a context span: skipped with
+//! A span with `openinference.span.kind` is read by [`super::openinference`]; one with the
+//! Vercel AI SDK's `ai.operationId` by [`super::ai_sdk`]; otherwise one with GenAI attributes
+//! by [`super::genai`]. Everything else is a context span: skipped with
 //! its reason, and kept in the span graph so a failing tool span charges every ancestor.
 
 use super::model::{ModelCall, ToolCall};
 use super::otel::{OtelSpan, Read};
-use super::{genai, openinference, Collector, Sink};
+use super::{ai_sdk, genai, openinference, Collector, Sink};
 
 pub(crate) fn interpret(
     span: OtelSpan,
@@ -17,6 +18,9 @@ pub(crate) fn interpret(
 ) {
     let (read, source) = if span.attrs.contains_key(openinference::SPAN_KIND) {
         (openinference::read(&span), "openinference")
+    } else if span.attrs.contains_key(ai_sdk::OPERATION) {
+        // Before GenAI: the AI SDK's model-call spans carry a few gen_ai.* attributes too.
+        (ai_sdk::read(&span), "ai_sdk")
     } else if let Some(read) = genai::read(&span) {
         (read, "gen_ai")
     } else {
