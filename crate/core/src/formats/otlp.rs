@@ -118,7 +118,7 @@ pub(crate) fn read_request(
     Ok(())
 }
 
-fn read_span(obj: &Map<String, Value>) -> OtelSpan {
+pub(crate) fn read_span(obj: &Map<String, Value>) -> OtelSpan {
     let start = get(obj, "startTimeUnixNano", "start_time_unix_nano").and_then(nanos);
     let end = get(obj, "endTimeUnixNano", "end_time_unix_nano").and_then(nanos);
     let code = get(obj, "status", "status")
