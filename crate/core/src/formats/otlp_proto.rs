@@ -16,6 +16,7 @@
 //! `common/v1/common.proto`); unknown fields are skipped as the wire format allows, so
 //! a newer exporter's additions never fail the read.
 
+#[cfg(test)]
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;

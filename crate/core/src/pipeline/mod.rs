@@ -30,7 +30,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use export::{annotate, error_body, merge, split_export, HeldSpan, Split, TraceBatch};
-pub use trace::{Decision, TraceState, TraceSummary, MAX_CALLS_PER_TRACE};
+pub use trace::{Decision, Ingested, TraceState, TraceSummary, MAX_CALLS_PER_TRACE};
 
 use crate::error::Coded;
 
