@@ -18,6 +18,7 @@ const commands = {
   truncate: () => import('./cli/truncate.mjs'),
   pack: () => import('./cli/pack.mjs'),
   'mcp-proxy': () => import('./cli/mcp-proxy.mjs'),
+  'otlp-endpoint': () => import('./cli/otlp-endpoint.mjs'),
 };
 
 async function main(argv) {

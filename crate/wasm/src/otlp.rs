@@ -220,6 +220,12 @@ impl OtlpTrace {
         Ok(to_js(&self.state.expire(now_ms as u64, deadline_ms as u64))?.into())
     }
 
+    /// Decides every held span now (the endpoint is shutting down and forwards what it holds).
+    #[wasm_bindgen(js_name = releaseAll)]
+    pub fn release_all(&mut self) -> Result<JsOtlpDecisions, JsValue> {
+        Ok(to_js(&self.state.release_all())?.into())
+    }
+
     /// When the next held span's deadline passes (ms since the epoch), if any waits.
     #[wasm_bindgen(js_name = nextDue)]
     pub fn next_due(&self) -> Option<f64> {

@@ -45,7 +45,7 @@ pub struct TraceState {
     seen: BTreeSet<String>,
     /// Decided tool spans per status.
     counts: BTreeMap<String, u64>,
-    /// Tool spans decided at the deadline.
+    /// Tool spans decided at the deadline (or at shutdown).
     expired: u64,
     /// Tool spans decided at once because the trace was full.
     overflow: u64,
@@ -197,7 +197,22 @@ impl TraceState {
         let due: Vec<usize> = (0..self.tools.len())
             .filter(|&t| self.tools[t].due_ms.is_some_and(|d| d <= now_ms))
             .collect();
-        self.decide(&due, Some(deadline_ms))
+        let why = format!(
+            "deadline: no later model call of this trace arrived within {} s of the tool span",
+            deadline_ms as f64 / 1000.0
+        );
+        self.decide(&due, Some(why))
+    }
+
+    /// Decides every waiting tool span now: the endpoint is shutting down and forwards what
+    /// it holds rather than drop it.
+    pub fn release_all(&mut self) -> Vec<Decision> {
+        let waiting: Vec<usize> = (0..self.tools.len())
+            .filter(|&t| self.tools[t].due_ms.is_some())
+            .collect();
+        let why = "shutdown: the endpoint stopped before a later model call of this trace arrived"
+            .to_string();
+        self.decide(&waiting, Some(why))
     }
 
     /// When the next waiting tool span's deadline passes (ms since the epoch).
@@ -222,7 +237,7 @@ impl TraceState {
 
     /// Joins and classifies every call of the trace, as `toolslice check` would a file
     /// holding them, and returns the rows of the tool spans `which`.
-    fn decide(&mut self, which: &[usize], deadline_ms: Option<u64>) -> Vec<Decision> {
+    fn decide(&mut self, which: &[usize], early: Option<String>) -> Vec<Decision> {
         if which.is_empty() {
             return Vec::new();
         }
@@ -246,14 +261,9 @@ impl TraceState {
                     join: "unmatched".into(),
                 },
             };
-            if let Some(ms) = deadline_ms {
+            if let Some(why) = &early {
                 self.expired += 1;
-                annotation.detail = format!(
-                    "deadline: no later model call of this trace arrived within {} s of the \
-                     tool span; {}",
-                    ms as f64 / 1000.0,
-                    annotation.detail
-                );
+                annotation.detail = format!("{why}; {}", annotation.detail);
             }
             *self.counts.entry(annotation.status.clone()).or_default() += 1;
             tool.due_ms = None;
@@ -374,6 +384,11 @@ mod tests {
         assert!(got[0].annotation.detail.starts_with("deadline: "));
         assert!(got[0].annotation.detail.contains("not_received"));
         assert_eq!(state.summary().expired_at_deadline, 1);
+        state.ingest(batch(vec![tool("b", "c2", "y", 20)]), 6000, 5000);
+        let got = state.release_all();
+        assert_eq!(got[0].key, "b");
+        assert!(got[0].annotation.detail.starts_with("shutdown: "));
+        assert_eq!(state.waiting(), 0);
     }
 
     #[test]
