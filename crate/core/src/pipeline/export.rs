@@ -167,19 +167,19 @@ pub fn split_export(body: &[u8], encoding: Encoding) -> Result<Split, MalformedE
 }
 
 fn split_proto(body: &[u8]) -> Result<Split, MalformedExport> {
-    let req = proto::decode(body).map_err(|e| MalformedExport(e.to_string()))?;
+    let mut req = proto::decode(body).map_err(|e| MalformedExport(e.to_string()))?;
     let mut split = Split::default();
     let mut traces = Traces::default();
     let mut held = std::collections::HashSet::new();
-    for ((r, s, k), span) in req.spans.iter().cloned() {
+    // Each span's values are dropped once it is measured.
+    for ((r, s, k), span) in std::mem::take(&mut req.spans) {
         split.spans += 1;
         let trace_id = span.trace_id.clone();
         let span_id = span.span_id.clone();
         match kind_of(span, split.spans) {
             Kind::Tool(call) => {
                 split.tools += 1;
-                let one = rebuild_proto(body, &req, |at| (at == (r, s, k)).then(Vec::new))
-                    .unwrap_or_default();
+                let one = one_span_proto(body, &req, (r, s, k));
                 let key = key_of(span_id.as_deref(), &one);
                 let batch = traces.of(trace_id.as_deref());
                 batch.tools.push((key.clone(), call));
@@ -200,6 +200,29 @@ fn split_proto(body: &[u8]) -> Result<Split, MalformedExport> {
     };
     split.traces = traces.into_vec();
     Ok(split)
+}
+
+/// A request holding one span of `req`, with its resource's and scope's other fields.
+fn one_span_proto(
+    input: &[u8],
+    req: &proto::WireRequest,
+    (r, s, k): (usize, usize, usize),
+) -> Vec<u8> {
+    let resource = &req.resources[r];
+    let scope = &resource.scopes[s];
+    let mut sbody = Vec::new();
+    for range in &scope.header {
+        sbody.extend_from_slice(&input[range.clone()]);
+    }
+    sbody.extend_from_slice(&input[scope.spans[k].clone()]);
+    let mut rbody = Vec::new();
+    for range in &resource.header {
+        rbody.extend_from_slice(&input[range.clone()]);
+    }
+    proto::put_bytes_field(&mut rbody, scope.field, &sbody);
+    let mut out = Vec::new();
+    proto::put_bytes_field(&mut out, 1, &rbody);
+    out
 }
 
 /// Writes a request holding the spans `keep` returns `Some` for, each with the returned
@@ -276,6 +299,14 @@ const SCOPES: [&str; 4] = [
 ];
 const RESOURCES: [&str; 2] = ["resourceSpans", "resource_spans"];
 
+/// An object's members other than `key`, in order.
+fn without(obj: &Map<String, Value>, key: &str) -> Map<String, Value> {
+    obj.iter()
+        .filter(|(k, _)| k.as_str() != key)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
 fn split_json(body: &[u8]) -> Result<Split, MalformedExport> {
     let mut value: Value = serde_json::from_slice(body).map_err(|e| {
         MalformedExport(format!(
@@ -293,7 +324,7 @@ fn split_json(body: &[u8]) -> Result<Split, MalformedExport> {
     let mut split = Split::default();
     let mut traces = Traces::default();
     let mut held: Vec<(usize, usize, usize)> = Vec::new();
-    let resources = root[rkey].as_array().cloned().unwrap_or_default();
+    let resources = root[rkey].as_array().map_or(&[][..], Vec::as_slice);
     for (r, resource) in resources.iter().enumerate() {
         let Some(resource) = resource.as_object() else {
             continue;
@@ -318,8 +349,10 @@ fn split_json(body: &[u8]) -> Result<Split, MalformedExport> {
                 match kind_of(read, split.spans) {
                     Kind::Tool(call) => {
                         split.tools += 1;
-                        let mut rh = resource.clone();
-                        let mut sh = scope.clone();
+                        // The resource and scope without their lists (cloning those
+                        // would copy every span of the request once per tool span).
+                        let mut rh = without(resource, skey);
+                        let mut sh = without(scope, "spans");
                         sh.insert("spans".into(), json!([span]));
                         rh.insert(skey.into(), json!([sh]));
                         let one = serde_json::to_vec(&json!({ rkey: [rh] })).unwrap_or_default();
