@@ -58,12 +58,26 @@ function once(body, encoding) {
   return { split: t1 - t0, total: t2 - t0, decided, spans: split.spans };
 }
 
+const LARGEST = [512, 18 * 1024];
+
+// In a fresh process: one largest request of one encoding, and the memory it took.
+const only = process.argv.indexOf('--memory');
+if (only > 0) {
+  const encoding = process.argv[only + 1];
+  const doc = batch(...LARGEST);
+  const body = encoding === 'protobuf' ? pb(doc) : Buffer.from(JSON.stringify(doc));
+  const heap = process.memoryUsage();
+  once(body, encoding);
+  console.log(JSON.stringify({ encoding, bytes: body.length, wasmGrowth: memory() - startMemory, rssMiB: heap.rss / 1048576 }));
+  process.exit(0);
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 for (const [label, spans, resultBytes, reps] of [
   ['512 spans, 200 B results', 512, 200, 15],
   ['512 spans, 4 KiB results', 512, 4096, 7],
-  ['512 spans, 18 KiB results (near the 16 MiB limit)', 512, 18 * 1024, 3],
+  ['512 spans, 18 KiB results (near the 16 MiB limit)', ...LARGEST, 3],
 ]) {
   const doc = batch(spans, resultBytes);
   for (const encoding of ['protobuf', 'json']) {
@@ -81,4 +95,8 @@ console.log('|---|---|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   console.log(`| ${r.label} | ${r.encoding} | ${(r.bytes / 1024 / 1024).toFixed(2)} MiB | ${r.split.toFixed(1)} ms | ${r.total.toFixed(1)} ms | ${r.mbps.toFixed(0)} MB/s | ${r.decided} |`);
 }
-console.log(`\nwasm linear memory: ${(startMemory / 1048576).toFixed(1)} MiB at start, ${(memory() / 1048576).toFixed(1)} MiB after the largest requests (peak).`);
+const { execFileSync } = await import('node:child_process');
+for (const encoding of ['protobuf', 'json']) {
+  const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--memory', encoding], { encoding: 'utf8' }));
+  console.log(`\nwasm memory growth for one ${(out.bytes / 1048576).toFixed(2)} MiB ${encoding} request (split, join, annotate; fresh process): ${(out.wasmGrowth / 1048576).toFixed(1)} MiB`);
+}

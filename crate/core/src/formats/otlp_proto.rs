@@ -44,6 +44,55 @@ impl fmt::Display for ProtoError {
     }
 }
 
+/// Where in the request a field is, built into text only when an error names it (a span
+/// has a dozen fields and as many attributes; formatting each path would cost more than
+/// reading the field).
+#[derive(Clone, Copy)]
+struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    name: &'a str,
+    index: Option<usize>,
+}
+
+impl<'a> Path<'a> {
+    const fn root(name: &'static str) -> Path<'static> {
+        Path {
+            parent: None,
+            name,
+            index: None,
+        }
+    }
+    fn at(&'a self, name: &'a str) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            name,
+            index: None,
+        }
+    }
+    fn item(&'a self, name: &'a str, index: usize) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            name,
+            index: Some(index),
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(parent) = self.parent {
+            if parent.parent.is_some() {
+                write!(f, "{parent}.")?;
+            }
+        }
+        f.write_str(self.name)?;
+        if let Some(i) = self.index {
+            write!(f, "[{i}]")?;
+        }
+        Ok(())
+    }
+}
+
 /// One `ScopeSpans` of a request: its bytes other than the spans (scope, schema url, unknown
 /// fields), and where each span lies.
 #[derive(Debug, Clone, Default)]
@@ -74,13 +123,14 @@ pub(crate) struct WireRequest {
 /// Reads an `ExportTraceServiceRequest`.
 pub(crate) fn decode(input: &[u8]) -> Result<WireRequest, ProtoError> {
     let mut out = WireRequest::default();
-    let mut top = Fields::new(input, 0, "ExportTraceServiceRequest".into());
+    let root = Path::root("ExportTraceServiceRequest");
+    let mut top = Fields::new(input, 0, root);
     while let Some(field) = top.next()? {
         if field.number != 1 {
             continue;
         }
         let at = out.resources.len();
-        let path = format!("resource_spans[{at}]");
+        let path = root.item("resource_spans", at);
         let body = field.bytes(&path)?;
         let resource = resource_spans(input, body, &path, at, &mut out.spans)?;
         out.resources.push(resource);
@@ -91,12 +141,12 @@ pub(crate) fn decode(input: &[u8]) -> Result<WireRequest, ProtoError> {
 fn resource_spans(
     input: &[u8],
     range: Range<usize>,
-    path: &str,
+    path: &Path<'_>,
     at: usize,
     spans: &mut Vec<((usize, usize, usize), OtelSpan)>,
 ) -> Result<WireResource, ProtoError> {
     let mut resource = WireResource::default();
-    let mut fields = Fields::new(input, range.start, path.to_string());
+    let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(field) = fields.next()? {
         if field.number != 2 && field.number != 1000 {
@@ -104,13 +154,13 @@ fn resource_spans(
             continue;
         }
         let s = resource.scopes.len();
-        let spath = format!("{path}.scope_spans[{s}]");
+        let spath = path.item("scope_spans", s);
         let body = field.bytes(&spath)?;
         let mut scope = WireScope {
             field: field.number,
             ..WireScope::default()
         };
-        let mut sf = Fields::new(input, body.start, spath.clone());
+        let mut sf = Fields::new(input, body.start, spath);
         sf.end = body.end;
         while let Some(f) = sf.next()? {
             if f.number != 2 {
@@ -118,7 +168,7 @@ fn resource_spans(
                 continue;
             }
             let k = scope.spans.len();
-            let kpath = format!("{spath}.spans[{k}]");
+            let kpath = spath.item("spans", k);
             let body = f.bytes(&kpath)?;
             spans.push(((at, s, k), span(input, body.clone(), &kpath)?));
             scope.spans.push(f.whole.clone());
@@ -128,35 +178,35 @@ fn resource_spans(
     Ok(resource)
 }
 
-fn span(input: &[u8], range: Range<usize>, path: &str) -> Result<OtelSpan, ProtoError> {
+fn span(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<OtelSpan, ProtoError> {
     let mut s = OtelSpan::default();
     let (mut start, mut end, mut code) = (None, None, None);
-    let mut fields = Fields::new(input, range.start, path.to_string());
+    let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(f) = fields.next()? {
         match f.number {
             1 => s.trace_id = hex_id(&input[f.bytes(path)?]),
             2 => s.span_id = hex_id(&input[f.bytes(path)?]),
             4 => s.parent_id = hex_id(&input[f.bytes(path)?]),
-            5 => s.name = Some(f.string(input, &format!("{path}.name"))?),
-            7 => start = Some(f.fixed64(&format!("{path}.start_time_unix_nano"))?),
-            8 => end = Some(f.fixed64(&format!("{path}.end_time_unix_nano"))?),
+            5 => s.name = Some(f.string(input, &path.at("name"))?),
+            7 => start = Some(f.fixed64(&path.at("start_time_unix_nano"))?),
+            8 => end = Some(f.fixed64(&path.at("end_time_unix_nano"))?),
             9 => {
-                let kpath = format!("{path}.attributes");
+                let kpath = path.at("attributes");
                 let (k, v) = key_value(input, f.bytes(&kpath)?, &kpath)?;
                 s.attrs.entry(k).or_insert(v);
             }
             11 => {
-                let epath = format!("{path}.events[{}]", s.events.len());
+                let epath = path.item("events", s.events.len());
                 s.events.push(event(input, f.bytes(&epath)?, &epath)?);
             }
             15 => {
-                let spath = format!("{path}.status");
-                let mut sf = Fields::new(input, f.bytes(&spath)?.start, spath.clone());
+                let spath = path.at("status");
+                let mut sf = Fields::new(input, f.bytes(&spath)?.start, spath);
                 sf.end = f.bytes(&spath)?.end;
                 while let Some(x) = sf.next()? {
                     if x.number == 3 {
-                        code = Some(x.varint(&format!("{spath}.code"))?);
+                        code = Some(x.varint(&spath.at("code"))?);
                     }
                 }
             }
@@ -178,15 +228,15 @@ fn span(input: &[u8], range: Range<usize>, path: &str) -> Result<OtelSpan, Proto
     Ok(s)
 }
 
-fn event(input: &[u8], range: Range<usize>, path: &str) -> Result<OtelEvent, ProtoError> {
+fn event(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<OtelEvent, ProtoError> {
     let mut e = OtelEvent::default();
-    let mut fields = Fields::new(input, range.start, path.to_string());
+    let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(f) = fields.next()? {
         match f.number {
-            2 => e.name = f.string(input, &format!("{path}.name"))?,
+            2 => e.name = f.string(input, &path.at("name"))?,
             3 => {
-                let kpath = format!("{path}.attributes");
+                let kpath = path.at("attributes");
                 let (k, v) = key_value(input, f.bytes(&kpath)?, &kpath)?;
                 e.attrs.entry(k).or_insert(v);
             }
@@ -197,15 +247,19 @@ fn event(input: &[u8], range: Range<usize>, path: &str) -> Result<OtelEvent, Pro
 }
 
 /// `KeyValue { string key = 1; AnyValue value = 2; }`
-fn key_value(input: &[u8], range: Range<usize>, path: &str) -> Result<(String, Value), ProtoError> {
+fn key_value(
+    input: &[u8],
+    range: Range<usize>,
+    path: &Path<'_>,
+) -> Result<(String, Value), ProtoError> {
     let (mut key, mut value) = (String::new(), Value::Null);
-    let mut fields = Fields::new(input, range.start, path.to_string());
+    let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(f) = fields.next()? {
         match f.number {
-            1 => key = f.string(input, &format!("{path}.key"))?,
+            1 => key = f.string(input, &path.at("key"))?,
             2 => {
-                let vpath = format!("{path}[{key:?}].value");
+                let vpath = path.at("value");
                 value = any_value(input, f.bytes(&vpath)?, &vpath)?;
             }
             _ => {}
@@ -215,9 +269,9 @@ fn key_value(input: &[u8], range: Range<usize>, path: &str) -> Result<(String, V
 }
 
 /// `AnyValue`, as the same plain JSON value the JSON reader makes of it.
-fn any_value(input: &[u8], range: Range<usize>, path: &str) -> Result<Value, ProtoError> {
+fn any_value(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<Value, ProtoError> {
     let mut value = Value::Null;
-    let mut fields = Fields::new(input, range.start, path.to_string());
+    let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(f) = fields.next()? {
         value = match f.number {
@@ -230,7 +284,7 @@ fn any_value(input: &[u8], range: Range<usize>, path: &str) -> Result<Value, Pro
             }
             5 | 6 => {
                 let body = f.bytes(path)?;
-                let mut list = Fields::new(input, body.start, path.to_string());
+                let mut list = Fields::new(input, body.start, *path);
                 list.end = body.end;
                 let (mut items, mut map) = (Vec::new(), Map::new());
                 while let Some(item) = list.next()? {
@@ -302,14 +356,14 @@ struct Field {
 }
 
 impl Field {
-    fn err(&self, path: &str, message: String) -> ProtoError {
+    fn err(&self, path: &Path<'_>, message: String) -> ProtoError {
         ProtoError {
             offset: self.whole.start,
             path: path.to_string(),
             message,
         }
     }
-    fn bytes(&self, path: &str) -> Result<Range<usize>, ProtoError> {
+    fn bytes(&self, path: &Path<'_>) -> Result<Range<usize>, ProtoError> {
         if self.wire != 2 {
             return Err(self.err(
                 path,
@@ -321,12 +375,12 @@ impl Field {
         }
         Ok(self.value.clone())
     }
-    fn string(&self, input: &[u8], path: &str) -> Result<String, ProtoError> {
+    fn string(&self, input: &[u8], path: &Path<'_>) -> Result<String, ProtoError> {
         let r = self.bytes(path)?;
         String::from_utf8(input[r].to_vec())
             .map_err(|e| self.err(path, format!("a string field is not UTF-8 ({e})")))
     }
-    fn varint(&self, path: &str) -> Result<u64, ProtoError> {
+    fn varint(&self, path: &Path<'_>) -> Result<u64, ProtoError> {
         if self.wire != 0 {
             return Err(self.err(
                 path,
@@ -338,7 +392,7 @@ impl Field {
         }
         Ok(self.varint)
     }
-    fn fixed64(&self, path: &str) -> Result<u64, ProtoError> {
+    fn fixed64(&self, path: &Path<'_>) -> Result<u64, ProtoError> {
         if self.wire != 1 {
             return Err(self.err(
                 path,
@@ -357,11 +411,11 @@ struct Fields<'a> {
     input: &'a [u8],
     pos: usize,
     end: usize,
-    path: String,
+    path: Path<'a>,
 }
 
 impl<'a> Fields<'a> {
-    fn new(input: &'a [u8], pos: usize, path: String) -> Self {
+    fn new(input: &'a [u8], pos: usize, path: Path<'a>) -> Self {
         Fields {
             input,
             pos,
@@ -373,7 +427,7 @@ impl<'a> Fields<'a> {
     fn fail(&self, offset: usize, message: &str) -> ProtoError {
         ProtoError {
             offset,
-            path: self.path.clone(),
+            path: self.path.to_string(),
             message: message.to_string(),
         }
     }
@@ -649,6 +703,7 @@ pub(crate) mod tests {
         }
         let e = decode(&good[..good.len() - 3]).unwrap_err();
         assert!(e.path.starts_with("ExportTraceServiceRequest"), "{e}");
+        assert_eq!(e.path, "ExportTraceServiceRequest");
         assert!(e.message.contains("remain"), "{e}");
         // A span whose name is a varint: the path names the span.
         let bad = request(vec![msg(&[(5, W::V(3))])]);
