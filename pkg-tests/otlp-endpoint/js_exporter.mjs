@@ -10,9 +10,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export const SEARCH_RESULT = 'result line: the quick brown fox jumps over the lazy dog. '.repeat(6);
 
-/** Runs the traced agent; returns the trace id and span ids by name. */
-export async function runOpenInference(url, { withModelCall = true } = {}) {
-  const exporter = new OTLPTraceExporter({ url });
+/**
+ * Runs the traced agent; returns the trace id and span ids by name. `protobuf`: export with
+ * the SDK's OTLP/HTTP protobuf exporter instead (Phoenix accepts only protobuf).
+ */
+export async function runOpenInference(url, { withModelCall = true, protobuf = false } = {}) {
+  const Exporter = protobuf ? (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter : OTLPTraceExporter;
+  const exporter = new Exporter({ url });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'js-agent' }),
     spanProcessors: [new BatchSpanProcessor(exporter)],

@@ -24,6 +24,8 @@ export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const RETRY_AFTER_SECONDS = 5;
 
 const encoder = new TextEncoder();
+/** The upstream answers that mean "later" (the OTLP spec's retryable statuses). */
+const RETRYABLE = [429, 502, 503, 504];
 
 /** A body over the limit: what was read of it, and the rest of its stream. */
 class TooLarge extends Error {
@@ -111,11 +113,12 @@ export function createEndpoint({ api, ingest, summary, forward, stats }) {
       await res.arrayBuffer().catch(() => {});
       return success();
     }
-    if ([429, 502, 503, 504].includes(res.status) || res.status >= 500) {
+    if (RETRYABLE.includes(res.status)) {
       await res.arrayBuffer().catch(() => {});
       return retryable(`status ${res.status}`, res);
     }
-    // A permanent refusal (400 ...) is the upstream's answer to the exporter: pass it on.
+    // Any other refusal (400, 415, 500 ...) is permanent in OTLP: the upstream's answer to the
+    // exporter, passed on.
     return new Response(res.body, { status: res.status, headers: res.headers });
   }
 

@@ -14,6 +14,8 @@ export const RETRY_MS = 2000;
  * span: its state (measures of its calls) is only needed while more of the trace may come.
  */
 export const IDLE_MS = 10 * 60 * 1000;
+/** The upstream answers that mean "later" (the OTLP spec's retryable statuses). */
+export const RETRYABLE = [429, 502, 503, 504];
 
 export class TraceKeeper {
   /**
@@ -97,7 +99,8 @@ export class TraceKeeper {
     return this.run(async () => {
       const trace = await this.load();
       const outs = await this.storage.list({ prefix: 'out:' });
-      return { ...trace.summary(), unforwarded_requests: outs.size };
+      const refused = (await this.storage.get('refused')) ?? 0;
+      return { ...trace.summary(), unforwarded_requests: outs.size, refused_by_upstream: refused };
     });
   }
 
@@ -133,16 +136,21 @@ export class TraceKeeper {
     let all = true;
     for (const [encoding, items] of byEncoding) {
       const body = this.api.otlpMerge(items.map((i) => i[1]), encoding);
-      let ok = false;
+      let done = false;
       try {
         const res = await this.forward(encoding, body);
         await res.arrayBuffer().catch(() => {});
-        // A permanent refusal (400) will not change on retry: drop it as the exporter would.
-        ok = res.ok || res.status === 400;
+        // OTLP's retryable answers are 429, 502, 503 and 504; any other refusal is permanent
+        // and will not change on retry: count it and stop, as an exporter would.
+        done = res.ok || !RETRYABLE.includes(res.status);
+        if (!res.ok && done) {
+          const n = (await this.storage.get('refused')) ?? 0;
+          await this.storage.put('refused', n + items.length);
+        }
       } catch {
-        ok = false;
+        done = false;
       }
-      if (ok) await this.storage.delete(items.map((i) => i[0]));
+      if (done) await this.storage.delete(items.map((i) => i[0]));
       else all = false;
     }
     return all;
