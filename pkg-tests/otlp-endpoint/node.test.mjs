@@ -60,6 +60,25 @@ test('Node endpoint: annotates across batches, and forwards what it holds on SIG
   }
 });
 
+test('Node endpoint, --upstream-protobuf: JSON exports reach the upstream as protobuf, annotated', async () => {
+  const receiver = await startReceiver();
+  const ep = await startEndpoint(receiver.url, '--deadline', '600', '--upstream-protobuf');
+  try {
+    const run = await runOpenInference(ep.url);
+    const { spans } = await waitForSpans(receiver, Object.values(run.spans));
+    for (const r of receiver.requests) assert.equal(r.contentType, 'application/x-protobuf');
+    // Decoded by the opentelemetry-proto classes: the same spans, with the verdicts.
+    const search = spans.find((s) => s.spanId === run.spans.search);
+    assert.equal(search.attrs['toolslice.status'], 'clipped');
+    assert.equal(search.attrs['tool_call.id'], 'call_s');
+    assert.equal(search.resource.attributes.find((a) => a.key === 'service.name').value.stringValue, 'js-agent');
+    assert.equal(spans.find((s) => s.spanId === run.spans.llm).traceId, run.traceId);
+  } finally {
+    ep.proc.kill();
+    await receiver.stop();
+  }
+});
+
 test('Node endpoint: usage errors exit 2 with one line', async () => {
   const proc = spawn(process.execPath, [cli, 'otlp-endpoint', '--port', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';

@@ -9,17 +9,19 @@
 //   UPSTREAM      optional service binding that carries the forwarded requests (workerd
 //                 tests use an external service; on Cloudflare, plain fetch to the URL)
 //   DEADLINE_SECONDS  how long a tool span waits for the next model call (default 30)
+//   UPSTREAM_ENCODING "protobuf" to forward JSON requests as protobuf (for upstreams that
+//                 take protobuf only, like Arize Phoenix); default: the encoding they came in
 import { DurableObject } from 'cloudflare:workers';
 import * as api from 'toolslice';
-import { createEndpoint } from 'toolslice/otlp/endpoint.js';
+import { createEndpoint, forwarder as makeForwarder } from 'toolslice/otlp/endpoint.js';
 import { TraceKeeper } from 'toolslice/otlp/keeper.js';
 
 function forwarder(env) {
-  return (encoding, body, headers) => {
-    const h = headers ?? new Headers({ 'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json' });
-    const init = { method: 'POST', headers: h, body };
+  const send = (body, headers) => {
+    const init = { method: 'POST', headers, body };
     return env.UPSTREAM ? env.UPSTREAM.fetch(env.UPSTREAM_URL, init) : fetch(env.UPSTREAM_URL, init);
   };
+  return makeForwarder({ api, send, protobuf: env.UPSTREAM_ENCODING === 'protobuf' });
 }
 
 const deadlineMs = (env) => Number(env.DEADLINE_SECONDS ?? 30) * 1000;

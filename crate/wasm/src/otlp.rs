@@ -1,5 +1,5 @@
 //! JS binding of the OTLP pipeline (`toolslice::pipeline`): `otlpEncodingOf`, `otlpSplit`,
-//! `otlpAnnotate`, `otlpMerge`, `otlpErrorBody`, and the per-trace state `OtlpTrace`. The
+//! `otlpAnnotate`, `otlpMerge`, `otlpErrorBody`, `otlpJsonToProtobuf`, and the per-trace state `OtlpTrace`. The
 //! endpoint's JavaScript (crate/wasm/js/otlp/) only moves bytes and stores state; every
 //! decision about a span is made here, in the core.
 
@@ -161,6 +161,12 @@ pub fn otlp_merge(bodies: JsBodies, encoding_name: &str) -> Result<Vec<u8>, JsVa
         .map(|b| js_sys::Uint8Array::new(&b).to_vec())
         .collect();
     pipeline::merge(&all, encoding(encoding_name)?).map_err(into_error)
+}
+
+/// An OTLP JSON export request as protobuf, for upstreams that take protobuf only.
+#[wasm_bindgen(js_name = otlpJsonToProtobuf)]
+pub fn otlp_json_to_protobuf(body: &[u8]) -> Result<Vec<u8>, JsValue> {
+    pipeline::json_to_protobuf(body).map_err(into_error)
 }
 
 /// The body of an OTLP error response (`google.rpc.Status`) in the request's encoding.

@@ -24,6 +24,7 @@
 
 mod export;
 mod trace;
+mod transcode;
 
 use std::fmt;
 
@@ -31,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 pub use export::{annotate, error_body, merge, split_export, HeldSpan, Split, TraceBatch};
 pub use trace::{Decision, Ingested, TraceState, TraceSummary, MAX_CALLS_PER_TRACE};
+pub use transcode::json_to_protobuf;
 
 use crate::error::Coded;
 

@@ -3,13 +3,13 @@
 // memory instead of a Durable Object and a timer instead of its alarm.
 import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
-import { createEndpoint } from '../otlp/endpoint.js';
+import { createEndpoint, forwarder } from '../otlp/endpoint.js';
 import { MemoryStorage, TraceKeeper } from '../otlp/keeper.js';
 import { intOption, parse, UsageError } from './common.mjs';
 
 export const summary = 'receive OTLP trace exports, annotate tool spans, forward upstream';
 
-const usage = `usage: toolslice otlp-endpoint --upstream URL [--port N] [--deadline SECONDS]
+const usage = `usage: toolslice otlp-endpoint --upstream URL [--port N] [--deadline SECONDS] [--upstream-protobuf]
 
 Listens on 127.0.0.1 for OTLP/HTTP trace exports (POST /v1/traces, JSON or protobuf, gzip
 or not), annotates every tool span with the verdict of toolslice check (toolslice.status,
@@ -23,6 +23,8 @@ line. GET /v1/toolslice/traces/TRACE_ID gives a trace's run summary; GET
   --port N             port to listen on (default 4318; 0 picks a free one)
   --deadline SECONDS   how long a tool span waits for the next model call of its trace
                        before it is forwarded as incomplete (default 30)
+  --upstream-protobuf  forward JSON exports as protobuf (for upstreams that take protobuf
+                       only, like Arize Phoenix); default: in the encoding they came in
 
 On SIGTERM or SIGINT it stops listening, forwards whatever it still holds (annotated
 incomplete, saying why) and exits: 0 when the upstream took everything, 1 when not.`;
@@ -35,6 +37,7 @@ export async function run(args, { toolslice, stdout, stderr }) {
       upstream: { type: 'string' },
       port: { type: 'string' },
       deadline: { type: 'string' },
+      'upstream-protobuf': { type: 'boolean' },
     },
   });
   if (!parsed) return 0;
@@ -53,10 +56,11 @@ export async function run(args, { toolslice, stdout, stderr }) {
     throw new UsageError(`--deadline must be a number of seconds > 0, got '${values.deadline}'`);
   }
 
-  const forward = (encoding, body, headers) => {
-    const h = headers ?? new Headers({ 'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json' });
-    return fetch(upstream, { method: 'POST', headers: h, body, duplex: 'half' });
-  };
+  const forward = forwarder({
+    api: toolslice,
+    send: (body, headers) => fetch(upstream, { method: 'POST', headers, body, duplex: 'half' }),
+    protobuf: values['upstream-protobuf'] ?? false,
+  });
 
   const keepers = new Map();
   const timers = new Map();

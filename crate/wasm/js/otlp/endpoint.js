@@ -77,6 +77,23 @@ function gunzip(bytes) {
   return readAll(stream, MAX_BODY_BYTES);
 }
 
+/**
+ * The function that sends to the upstream: `send(body, headers)` posts to its traces URL.
+ * With `protobuf`, JSON requests are written as protobuf first (`otlpJsonToProtobuf`), for
+ * upstreams that take protobuf only (Arize Phoenix answers JSON with 415). Requests the
+ * endpoint did not read (`encoding` null) go as they came.
+ */
+export function forwarder({ api, send, protobuf = false }) {
+  return (encoding, body, headers) => {
+    if (encoding === 'json' && protobuf) {
+      body = api.otlpJsonToProtobuf(body);
+      encoding = 'protobuf';
+    }
+    const h = headers ?? new Headers({ 'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json' });
+    return send(body, h);
+  };
+}
+
 function statusBody(api, message, encoding, code = 3) {
   return api.otlpErrorBody(message, code, encoding);
 }
