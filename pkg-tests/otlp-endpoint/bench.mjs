@@ -3,7 +3,7 @@
 // split (decode, read every span, hold the tool spans), the trace states' ingest (join and
 // classify), and annotation of every decided tool span. For protobuf and JSON, from one
 // exporter batch (512 spans, the SDKs' default max) of small results to the largest request
-// the endpoint reads (16 MiB). Also the wasm memory the largest request needs (the module's
+// the endpoint reads (8 MiB). Also the wasm memory the largest request needs (the module's
 // linear memory grows and never shrinks, so its growth is the peak).
 //   node pkg-tests/otlp-endpoint/bench.mjs
 import { readFileSync } from 'node:fs';
@@ -58,7 +58,7 @@ function once(body, encoding) {
   return { split: t1 - t0, total: t2 - t0, decided, spans: split.spans };
 }
 
-const LARGEST = [512, 18 * 1024];
+const LARGEST = [512, 9 * 1024];
 
 // In a fresh process: one largest request of one encoding, and the memory it took.
 const only = process.argv.indexOf('--memory');
@@ -77,12 +77,12 @@ const rows = [];
 for (const [label, spans, resultBytes, reps] of [
   ['512 spans, 200 B results', 512, 200, 15],
   ['512 spans, 4 KiB results', 512, 4096, 7],
-  ['512 spans, 18 KiB results (near the 16 MiB limit)', ...LARGEST, 3],
+  ['512 spans, 9 KiB results (near the 8 MiB limit)', ...LARGEST, 3],
 ]) {
   const doc = batch(spans, resultBytes);
   for (const encoding of ['protobuf', 'json']) {
     const body = encoding === 'protobuf' ? pb(doc) : Buffer.from(JSON.stringify(doc));
-    if (body.length > 16 * 1024 * 1024) throw new Error(`${label}: ${body.length} bytes is over the endpoint's limit`);
+    if (body.length > 8 * 1024 * 1024) throw new Error(`${label}: ${body.length} bytes is over the endpoint's limit`);
     once(body, encoding); // warm
     const runs = Array.from({ length: reps }, () => once(body, encoding));
     const split = median(runs.map((r) => r.split));

@@ -29,11 +29,11 @@ export async function freePort() {
 }
 
 /** Starts real workerd with config.capnp, the upstream bound to `upstreamPort`. */
-export async function startWorkerd(upstreamPort) {
+export async function startWorkerd(upstreamPort, config = './config.capnp') {
   const port = await freePort();
   const storage = mkdtempSync(join(tmpdir(), 'otlp-do-'));
   const proc = spawn(here('../node_modules/.bin/workerd'), [
-    'serve', here('./config.capnp'),
+    'serve', here(config),
     `--socket-addr=http=127.0.0.1:${port}`,
     `--external-addr=upstream=127.0.0.1:${upstreamPort}`,
     `--directory-path=do-storage=${storage}`,

@@ -9,7 +9,7 @@
 // arrived upstream, and every tool span annotated.
 //
 //   node pkg-tests/otlp-endpoint/load.mjs [--target workerd|node] [--seconds 10] [--senders 8]
-//        [--tools 4] [--outage]
+//        [--tools 4] [--outage] [--storage disk|memory]
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ const { values } = parseArgs({
     senders: { type: 'string', default: '8' },
     tools: { type: 'string', default: '4' },
     outage: { type: 'boolean', default: false },
+    storage: { type: 'string', default: 'disk' },
   },
 });
 const seconds = Number(values.seconds);
@@ -146,7 +147,19 @@ async function main() {
     endpoint = `http://127.0.0.1:${port}/v1/traces`;
     stop = () => proc.kill('SIGTERM');
   } else {
-    const w = await startWorkerd(upPort);
+    // --storage memory: the same config with the Durable Objects in memory, to separate the
+    // endpoint's own cost from local workerd's on-disk storage (a SQLite file per object,
+    // that is per trace).
+    let config;
+    if (values.storage === 'memory') {
+      const { readFileSync, writeFileSync, rmSync } = await import('node:fs');
+      const src = new URL('./config.capnp', import.meta.url);
+      const tmp = new URL('./.load-memory.capnp', import.meta.url);
+      writeFileSync(tmp, readFileSync(src, 'utf8').replace('durableObjectStorage = (localDisk = "do-storage")', 'durableObjectStorage = (inMemory = void)'));
+      config = './.load-memory.capnp';
+      process.on('exit', () => rmSync(tmp, { force: true }));
+    }
+    const w = await startWorkerd(upPort, config);
     endpoint = w.url;
     stop = w.stop;
   }
@@ -199,6 +212,7 @@ async function main() {
   const toolIds = [...toolIdsSent].filter((id) => seen.get(id) === true).length;
   const out = {
     target: values.target,
+    storage: values.target === 'workerd' ? values.storage : 'memory',
     senders,
     seconds: Number(elapsed.toFixed(2)),
     requests: through.length,

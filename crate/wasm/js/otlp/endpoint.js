@@ -16,10 +16,11 @@
 
 /**
  * Decompressed export bodies larger than this are forwarded unchanged, not read: it keeps
- * one request's memory (body, its split, the held copies; about 4x) well inside a Worker's
+ * one request's memory (wasm about 5x the body for JSON, 3x for protobuf, plus the body and
+ * the held copies in JS; BENCHMARKS.md) well inside a Worker's
  * 128 MB. The OTLP exporters' default batch (512 spans) is far below it.
  */
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Retry-After when the upstream gave none. */
 export const RETRY_AFTER_SECONDS = 5;
 

@@ -64,8 +64,9 @@ export class TraceKeeper {
     for (const h of held) {
       if (got.accepted.includes(h.key)) fresh.set(h.key, { encoding, body: h.body });
     }
-    for (const [key, value] of fresh) await this.storage.put(`held:${key}`, value);
-    await this.settle(got.decisions, fresh);
+    const writes = {};
+    for (const [key, value] of fresh) writes[`held:${key}`] = value;
+    await this.settle(got.decisions, fresh, writes);
   }
 
   /** The alarm: decide what passed its deadline, retry what the upstream refused. */
@@ -77,7 +78,7 @@ export class TraceKeeper {
       if (decisions.length === 0 && outs.size === 0 && trace.waiting() === 0) {
         // Idle since the alarm was set: forget the trace.
         const all = await this.storage.list({ prefix: '' });
-        await this.storage.delete([...all.keys()]);
+        await deleteAll(this.storage, [...all.keys()]);
         this.trace?.free();
         this.trace = null;
         await this.onForget?.();
@@ -105,17 +106,23 @@ export class TraceKeeper {
   }
 
   /** Annotates the decided spans into the outbox, saves, forwards, and sets the alarm. */
-  async settle(decisions, fresh) {
+  async settle(decisions, fresh, writes = {}) {
+    // All of it in one write and one delete: on disk-backed storage each separate write is a
+    // transaction of its own, and they were most of a request's time.
+    const gone = [];
     for (const d of decisions) {
       const key = `held:${d.key}`;
       const held = fresh.get(d.key) ?? (await this.storage.get(key));
       if (held) {
         const body = this.api.otlpAnnotate(held.body, held.encoding, d.annotation);
-        await this.storage.put(`out:${this.outSeq++}`, { encoding: held.encoding, body });
+        writes[`out:${this.outSeq++}`] = { encoding: held.encoding, body };
       }
-      await this.storage.delete(key);
+      if (key in writes) delete writes[key];
+      else gone.push(key);
     }
-    await this.storage.put('state', this.trace.toJson());
+    writes.state = this.trace.toJson();
+    await putAll(this.storage, writes);
+    if (gone.length) await deleteAll(this.storage, gone);
     const delivered = await this.flush();
     const due = this.trace.nextDue();
     const retry = delivered ? null : this.now() + RETRY_MS;
@@ -150,11 +157,22 @@ export class TraceKeeper {
       } catch {
         done = false;
       }
-      if (done) await this.storage.delete(items.map((i) => i[0]));
+      if (done) await deleteAll(this.storage, items.map((i) => i[0]));
       else all = false;
     }
     return all;
   }
+}
+
+// The Durable Object storage API takes at most 128 keys per call.
+async function putAll(storage, entries) {
+  const keys = Object.keys(entries);
+  for (let i = 0; i < keys.length; i += 128) {
+    await storage.put(Object.fromEntries(keys.slice(i, i + 128).map((k) => [k, entries[k]])));
+  }
+}
+async function deleteAll(storage, keys) {
+  for (let i = 0; i < keys.length; i += 128) await storage.delete(keys.slice(i, i + 128));
 }
 
 /** In-memory storage with the Durable Object storage API's shape (for the Node endpoint). */
@@ -166,7 +184,8 @@ export class MemoryStorage {
     return this.map.get(key);
   }
   async put(key, value) {
-    this.map.set(key, value);
+    if (typeof key === 'object') for (const [k, v] of Object.entries(key)) this.map.set(k, v);
+    else this.map.set(key, value);
   }
   async delete(keys) {
     for (const k of Array.isArray(keys) ? keys : [keys]) this.map.delete(k);
