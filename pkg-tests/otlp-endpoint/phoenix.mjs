@@ -20,21 +20,28 @@ let endpoint;
 let stop;
 if (values.target === 'node') {
   const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.mjs', import.meta.url));
-  const proc = spawn(process.execPath, [cli, 'otlp-endpoint', '--upstream', new URL('/v1/traces', phoenix).href, '--port', '0', '--deadline', '2'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [cli, 'otlp-endpoint', '--upstream', new URL('/v1/traces', phoenix).href, '--port', '0', '--deadline', '2', '--upstream-protobuf'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await new Promise((r) => proc.stdout.once('data', (d) => r(String(d).split('\n')[0])));
   endpoint = `${first}/v1/traces`;
   stop = async () => { proc.kill('SIGTERM'); await new Promise((r) => proc.once('exit', r)); };
 } else {
   // config.capnp sends the upstream's requests to http://upstream/v1/traces: Phoenix's path.
-  const w = await startWorkerd(Number(phoenix.port || 80));
+  // Phoenix takes protobuf only: the same config with UPSTREAM_ENCODING = "protobuf".
+  const { readFileSync, writeFileSync, rmSync } = await import('node:fs');
+  const tmp = new URL('./.phoenix.capnp', import.meta.url);
+  writeFileSync(tmp, readFileSync(new URL('./config.capnp', import.meta.url), 'utf8').replace(
+    '(name = "DEADLINE_SECONDS", text = "2"),',
+    '(name = "DEADLINE_SECONDS", text = "2"),\n    (name = "UPSTREAM_ENCODING", text = "protobuf"),'));
+  process.on('exit', () => rmSync(tmp, { force: true }));
+  const w = await startWorkerd(Number(phoenix.port || 80), './.phoenix.capnp');
   endpoint = w.url;
   stop = async () => w.stop();
 }
 
 const py = await runPython(endpoint, '--gzip');
-// Phoenix's OTLP/HTTP receiver takes protobuf only (it answers JSON with 415, which the
-// endpoint hands back to the exporter), so the JS SDK exports with its protobuf exporter here.
-const js = await runOpenInference(endpoint, { protobuf: true });
+// Phoenix's OTLP/HTTP receiver takes protobuf only (it answers JSON with 415): the endpoint
+// forwards the JS SDK's JSON exports as protobuf (--upstream-protobuf, UPSTREAM_ENCODING).
+const js = await runOpenInference(endpoint);
 await sleep(4000); // past the 2 s deadline: get_news is forwarded incomplete
 await stop();
 
@@ -57,8 +64,8 @@ const expect = [
   [py.trace_id, py.spans.get_weather, 'get_weather (Python, protobuf+gzip, GenAI)', 'silent_clip'],
   [py.trace_id, py.spans.get_time, 'get_time (Python, protobuf+gzip, GenAI)', 'ok'],
   [py.trace_id, py.spans.get_news, 'get_news (Python, no later model call)', 'incomplete'],
-  [js.traceId, js.spans.search, 'search (JS, protobuf, OpenInference)', 'clipped'],
-  [js.traceId, js.spans.lookup, 'lookup (JS, protobuf, OpenInference, no id)', 'ok'],
+  [js.traceId, js.spans.search, 'search (JS, JSON, OpenInference)', 'clipped'],
+  [js.traceId, js.spans.lookup, 'lookup (JS, JSON, OpenInference, no id)', 'ok'],
 ];
 const pySpans = await spans(py.trace_id, Object.values(py.spans));
 const jsSpans = await spans(js.traceId, Object.values(js.spans));
