@@ -82,8 +82,8 @@ pub struct Split {
 
 /// What a span is, read as `toolslice check` reads it.
 enum Kind {
-    Tool(ToolCall),
-    Model(ModelCall),
+    Tool(Box<ToolCall>),
+    Model(Box<ModelCall>),
     Context,
 }
 
@@ -115,10 +115,10 @@ fn kind_of(span: OtelSpan, seq: u64) -> Kind {
     interpret(span, seq, &mut c, &mut Ignore);
     if let Some(mut t) = c.tools.pop() {
         t.at.seq = seq;
-        Kind::Tool(t)
+        Kind::Tool(Box::new(t))
     } else if let Some(mut m) = c.models.pop() {
         m.at.seq = seq;
-        Kind::Model(m)
+        Kind::Model(Box::new(m))
     } else {
         Kind::Context
     }
@@ -182,13 +182,13 @@ fn split_proto(body: &[u8]) -> Result<Split, MalformedExport> {
                 let one = one_span_proto(body, &req, (r, s, k));
                 let key = key_of(span_id.as_deref(), &one);
                 let batch = traces.of(trace_id.as_deref());
-                batch.tools.push((key.clone(), call));
+                batch.tools.push((key.clone(), *call));
                 batch.held.push(HeldSpan { key, body: one });
                 held.insert((r, s, k));
             }
             Kind::Model(call) => {
                 split.models += 1;
-                traces.of(trace_id.as_deref()).models.push((span_id, call));
+                traces.of(trace_id.as_deref()).models.push((span_id, *call));
             }
             Kind::Context => {}
         }
@@ -358,13 +358,13 @@ fn split_json(body: &[u8]) -> Result<Split, MalformedExport> {
                         let one = serde_json::to_vec(&json!({ rkey: [rh] })).unwrap_or_default();
                         let key = key_of(span_id.as_deref(), &one);
                         let batch = traces.of(trace_id.as_deref());
-                        batch.tools.push((key.clone(), call));
+                        batch.tools.push((key.clone(), *call));
                         batch.held.push(HeldSpan { key, body: one });
                         held.push((r, s, k));
                     }
                     Kind::Model(call) => {
                         split.models += 1;
-                        traces.of(trace_id.as_deref()).models.push((span_id, call));
+                        traces.of(trace_id.as_deref()).models.push((span_id, *call));
                     }
                     Kind::Context => {}
                 }

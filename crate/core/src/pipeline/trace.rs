@@ -111,21 +111,21 @@ impl TraceState {
         let mut full = Vec::new();
         // In the request's read order (the join orders by it when times are missing).
         enum Call {
-            Tool(String, ToolCall),
-            Model(Option<String>, ModelCall),
+            Tool(String, Box<ToolCall>),
+            Model(Option<String>, Box<ModelCall>),
         }
         let mut calls: Vec<(u64, Call)> = Vec::new();
         calls.extend(
             batch
                 .tools
                 .into_iter()
-                .map(|(k, c)| (c.at.seq, Call::Tool(k, c))),
+                .map(|(k, c)| (c.at.seq, Call::Tool(k, Box::new(c)))),
         );
         calls.extend(
             batch
                 .models
                 .into_iter()
-                .map(|(i, c)| (c.at.seq, Call::Model(i, c))),
+                .map(|(i, c)| (c.at.seq, Call::Model(i, Box::new(c)))),
         );
         calls.sort_by_key(|c| c.0);
         // One trace, one id: the state's key (lowercase hex), whatever case the export used.
@@ -145,7 +145,7 @@ impl TraceState {
                     call.at.seq = self.seq;
                     call.at.entry = self.seq;
                     call.at.trace_id = trace_id.clone();
-                    self.models.push(call);
+                    self.models.push(*call);
                 }
                 Call::Tool(key, mut call) => {
                     if !self.seen.insert(format!("tool:{key}")) {
@@ -162,7 +162,7 @@ impl TraceState {
                     call.at.trace_id = trace_id.clone();
                     self.tools.push(Tool {
                         key,
-                        call,
+                        call: *call,
                         due_ms: Some(now_ms.saturating_add(deadline_ms)),
                     });
                 }
