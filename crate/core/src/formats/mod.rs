@@ -75,7 +75,8 @@ pub(crate) mod otlp_proto;
 /// both encodings and the conventions, one span at a time.
 pub(crate) mod pipeline_parts {
     pub(crate) use super::model::{ModelCall, ToolCall};
-    pub(crate) use super::otlp::{is_request, read_span, OtelSpan};
+    pub(crate) use super::otel::OtelSpan;
+    pub(crate) use super::otlp::{is_request, read_span};
     pub(crate) use super::otlp_proto as proto;
     pub(crate) use super::semconv::interpret;
 }

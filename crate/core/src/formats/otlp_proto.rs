@@ -24,7 +24,7 @@ use std::ops::Range;
 use serde_json::{Map, Number, Value};
 
 use super::model::Times;
-use super::otlp::{OtelEvent, OtelSpan};
+use super::otel::{OtelEvent, OtelSpan};
 
 /// Why a protobuf export could not be read: the message path and the byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
