@@ -636,6 +636,9 @@ function benchProfiles() {
 // ---------------------------------------------------------------- report
 const PROFILE_START = '<!-- profiles:start -->';
 const PROFILE_END = '<!-- profiles:end -->';
+// The OTLP endpoint's figures come from pkg-tests/otlp-endpoint/{bench,load}.mjs; kept as is.
+const OTLP_START = '<!-- otlp:start -->';
+const OTLP_END = '<!-- otlp:end -->';
 if (process.argv.includes('--profiles')) {
   benchProfiles();
 } else {
@@ -670,7 +673,8 @@ if (process.argv.includes('--profiles')) {
   final = `${mainPart.trimEnd()}\n\n${PROFILE_START}\n${doc.replace('# Benchmarks\n\n', '')}\n${PROFILE_END}\n`;
 } else {
   const kept = between(previous, PROFILE_START, PROFILE_END);
-  final = `${doc.trimEnd()}\n${kept ? `\n${kept}\n` : ''}`;
+  const otlp = between(previous, OTLP_START, OTLP_END);
+  final = `${doc.trimEnd()}\n${otlp ? `\n${otlp}\n` : ''}${kept ? `\n${kept}\n` : ''}`;
 }
 writeFileSync(target, final);
 console.log(final);

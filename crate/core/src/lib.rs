@@ -18,6 +18,7 @@ pub mod formats;
 mod intern;
 pub mod lines;
 pub mod pack;
+pub mod pipeline;
 pub mod record;
 pub mod redact;
 pub mod runs;

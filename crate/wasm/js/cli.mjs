@@ -19,6 +19,7 @@ const commands = {
   pack: () => import('./cli/pack.mjs'),
   'mcp-proxy': () => import('./cli/mcp-proxy.mjs'),
   'get-more': () => import('./cli/get-more.mjs'),
+  'otlp-endpoint': () => import('./cli/otlp-endpoint.mjs'),
 };
 
 async function main(argv) {

@@ -44,6 +44,8 @@ pub mod hop;
 #[cfg(feature = "full")]
 pub mod mcp;
 #[cfg(feature = "full")]
+pub mod otlp;
+#[cfg(feature = "full")]
 pub mod pack;
 #[cfg(feature = "full")]
 pub mod redact;

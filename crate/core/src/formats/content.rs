@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 /// The measures of one captured string.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Content {
     /// UTF-8 bytes.
     pub bytes: u64,

@@ -74,6 +74,17 @@ mod reader;
 pub(crate) use reader::json_error;
 mod semconv;
 
+pub(crate) mod otlp_proto;
+/// What the OTLP pipeline ([`crate::pipeline`]) reads export requests with: the readers of
+/// both encodings and the conventions, one span at a time.
+pub(crate) mod pipeline_parts {
+    pub(crate) use super::model::{ModelCall, ToolCall};
+    pub(crate) use super::otel::OtelSpan;
+    pub(crate) use super::otlp::{is_request, read_span};
+    pub(crate) use super::otlp_proto as proto;
+    pub(crate) use super::semconv::interpret;
+}
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};

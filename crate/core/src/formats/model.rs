@@ -2,10 +2,12 @@
 //! calls with the tool messages their input carried, and everything else as context spans.
 //! The join ([`super::join`]) works on these alone, so it is written once for all formats.
 
+use serde::{Deserialize, Serialize};
+
 use super::content::Content;
 
 /// A captured string, or why it was not captured.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Captured {
     Text(Content),
     /// The reason, naming the attribute or field that was absent or hidden.
@@ -13,14 +15,14 @@ pub(crate) enum Captured {
 }
 
 /// When a span ran, in nanoseconds since the Unix epoch (when the format says).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Times {
     pub start: Option<i128>,
     pub end: Option<i128>,
 }
 
 /// Identity of a span within its input.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct SpanRef {
     /// The row's `line`: the line number (line layouts) or entry number (documents).
     pub entry: u64,
@@ -33,7 +35,7 @@ pub(crate) struct SpanRef {
 }
 
 /// One tool execution.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct ToolCall {
     pub at: SpanRef,
     pub name: Option<String>,
@@ -43,11 +45,13 @@ pub(crate) struct ToolCall {
     pub status: Option<String>,
     pub result: Captured,
     /// The convention the span was read with (`gen_ai`, `openinference` ...), for notes.
+    /// (Not kept in the OTLP pipeline's stored state.)
+    #[serde(skip)]
     pub source: &'static str,
 }
 
 /// One tool result as a model call's input carried it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct ToolMessage {
     pub call_id: Option<String>,
     /// The tool's name, when the message or the assistant call before it says.
@@ -59,7 +63,7 @@ pub(crate) struct ToolMessage {
 }
 
 /// One model call (inference), with what its input carried.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct ModelCall {
     pub at: SpanRef,
     /// The tool messages of the input, in input order; `Err` names why the input was not

@@ -1,0 +1,758 @@
+//! Export requests on the wire: split one into what is forwarded now and the tool spans held
+//! for their verdict, annotate a held span, merge held spans into one request.
+//!
+//! Both encodings are handled the same way: a held span is kept as a one-span export request
+//! (its resource and scope with it) in the encoding it came in, so it can be forwarded on its
+//! own later, and the rest of the request is forwarded with the held spans taken out. In
+//! protobuf every byte outside the removed spans is copied as it came (resource, scope,
+//! schema urls, fields this reader does not know); in JSON every member is kept in order.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::{
+    Annotation, Encoding, MalformedExport, ATTR_DETAIL, ATTR_INJECTED, ATTR_JOIN, ATTR_OBSERVED,
+    ATTR_STATUS,
+};
+use crate::formats::pipeline_parts::{
+    interpret, is_request, proto, read_span, ModelCall, OtelSpan, ToolCall,
+};
+use crate::formats::Collector;
+use crate::record::{ReadAs, Sink};
+use crate::span::{InvalidKind, SpanRecord, SpanView};
+
+/// One tool span held for its verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeldSpan {
+    /// Its key in its trace: the span id, or (a span without one) a digest of its bytes, so a
+    /// retried export holds the same span under the same key.
+    pub key: String,
+    /// A one-span export request in the encoding the span came in.
+    pub body: Vec<u8>,
+}
+
+/// What one export request brings to one trace.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceBatch {
+    /// Lowercase hex; empty for spans without a trace id.
+    pub trace_id: String,
+    /// The measures of the held tool spans, keyed as their [`HeldSpan`]s.
+    pub(crate) tools: Vec<(String, ToolCall)>,
+    /// The measures of the model calls, with their span ids (for de-duplicating retries).
+    pub(crate) models: Vec<(Option<String>, ModelCall)>,
+    /// The held spans themselves (not part of the measures a trace's state keeps).
+    #[serde(skip)]
+    pub held: Vec<HeldSpan>,
+}
+
+impl TraceBatch {
+    /// The measures alone, as JSON: what the trace's state needs (no span bytes).
+    pub fn measures_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn from_measures_json(text: &str) -> Result<TraceBatch, MalformedExport> {
+        serde_json::from_str(text)
+            .map_err(|e| MalformedExport(format!("trace batch measures: {e}")))
+    }
+
+    pub fn tool_count(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn model_count(&self) -> usize {
+        self.models.len()
+    }
+}
+
+/// An export request, split.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Split {
+    /// The request without the held tool spans, in its encoding; `None` when nothing is
+    /// left. When nothing was held it is the input itself, byte for byte.
+    pub passthrough: Option<Vec<u8>>,
+    /// Per trace with a tool or model call, in first-seen order.
+    pub traces: Vec<TraceBatch>,
+    pub spans: u64,
+    pub tools: u64,
+    pub models: u64,
+}
+
+/// What a span is, read as `toolslice check` reads it.
+enum Kind {
+    Tool(Box<ToolCall>),
+    Model(Box<ModelCall>),
+    Context,
+}
+
+/// The readers report context spans and the like to a sink; the split only needs to know
+/// which spans are tool and model calls.
+struct Ignore;
+impl Sink for Ignore {
+    fn span(&mut self, _: u64, _: &mut SpanView<'_>) {}
+    fn row(&mut self, _: u64, _: SpanRecord, _: crate::record::Provenance) {}
+    fn context(
+        &mut self,
+        _: u64,
+        _: Option<String>,
+        _: Option<String>,
+        _: Option<String>,
+        _: String,
+    ) {
+    }
+    fn skipped(&mut self, _: u64, _: Option<String>, _: String) {}
+    fn invalid(&mut self, _: u64, _: InvalidKind, _: String) {}
+    fn blank(&mut self) {}
+    fn set_format(&mut self, _: &str, _: Option<ReadAs>) {}
+}
+
+/// Reads one span as the check does; `seq` is its place in the request (read order, which
+/// the join uses when times are missing).
+fn kind_of(span: OtelSpan, seq: u64) -> Kind {
+    let mut c = Collector::default();
+    interpret(span, seq, &mut c, &mut Ignore);
+    if let Some(mut t) = c.tools.pop() {
+        t.at.seq = seq;
+        Kind::Tool(Box::new(t))
+    } else if let Some(mut m) = c.models.pop() {
+        m.at.seq = seq;
+        Kind::Model(Box::new(m))
+    } else {
+        Kind::Context
+    }
+}
+
+/// Groups the calls of a request by trace.
+#[derive(Default)]
+struct Traces {
+    order: Vec<String>,
+    by_id: BTreeMap<String, TraceBatch>,
+}
+
+impl Traces {
+    fn of(&mut self, trace_id: Option<&str>) -> &mut TraceBatch {
+        let id = trace_id.unwrap_or("").to_ascii_lowercase();
+        if !self.by_id.contains_key(&id) {
+            self.order.push(id.clone());
+        }
+        self.by_id.entry(id.clone()).or_insert_with(|| TraceBatch {
+            trace_id: id,
+            ..TraceBatch::default()
+        })
+    }
+    fn into_vec(mut self) -> Vec<TraceBatch> {
+        self.order
+            .iter()
+            .filter_map(|id| self.by_id.remove(id))
+            .collect()
+    }
+}
+
+fn key_of(span_id: Option<&str>, body: &[u8]) -> String {
+    match span_id {
+        Some(id) => id.to_ascii_lowercase(),
+        None => format!("sha256:{}", &crate::hash::sha256_hex(body)[..32]),
+    }
+}
+
+/// Splits an export request: reads every span, holds the tool spans, measures the model
+/// calls, and keeps the rest for forwarding now.
+pub fn split_export(body: &[u8], encoding: Encoding) -> Result<Split, MalformedExport> {
+    match encoding {
+        Encoding::Json => split_json(body),
+        Encoding::Protobuf => split_proto(body),
+    }
+}
+
+fn split_proto(body: &[u8]) -> Result<Split, MalformedExport> {
+    let mut req = proto::decode(body).map_err(|e| MalformedExport(e.to_string()))?;
+    let mut split = Split::default();
+    let mut traces = Traces::default();
+    let mut held = std::collections::HashSet::new();
+    // Each span's values are dropped once it is measured.
+    for ((r, s, k), span) in std::mem::take(&mut req.spans) {
+        split.spans += 1;
+        let trace_id = span.trace_id.clone();
+        let span_id = span.span_id.clone();
+        match kind_of(span, split.spans) {
+            Kind::Tool(call) => {
+                split.tools += 1;
+                let one = one_span_proto(body, &req, (r, s, k));
+                let key = key_of(span_id.as_deref(), &one);
+                let batch = traces.of(trace_id.as_deref());
+                batch.tools.push((key.clone(), *call));
+                batch.held.push(HeldSpan { key, body: one });
+                held.insert((r, s, k));
+            }
+            Kind::Model(call) => {
+                split.models += 1;
+                traces.of(trace_id.as_deref()).models.push((span_id, *call));
+            }
+            Kind::Context => {}
+        }
+    }
+    split.passthrough = if held.is_empty() {
+        (split.spans > 0 || !body.is_empty()).then(|| body.to_vec())
+    } else {
+        rebuild_proto(body, &req, |at| (!held.contains(&at)).then(Vec::new))
+    };
+    split.traces = traces.into_vec();
+    Ok(split)
+}
+
+/// A request holding one span of `req`, with its resource's and scope's other fields.
+fn one_span_proto(
+    input: &[u8],
+    req: &proto::WireRequest,
+    (r, s, k): (usize, usize, usize),
+) -> Vec<u8> {
+    let resource = &req.resources[r];
+    let scope = &resource.scopes[s];
+    let mut sbody = Vec::new();
+    for range in &scope.header {
+        sbody.extend_from_slice(&input[range.clone()]);
+    }
+    sbody.extend_from_slice(&input[scope.spans[k].clone()]);
+    let mut rbody = Vec::new();
+    for range in &resource.header {
+        rbody.extend_from_slice(&input[range.clone()]);
+    }
+    proto::put_bytes_field(&mut rbody, scope.field, &sbody);
+    let mut out = Vec::new();
+    proto::put_bytes_field(&mut out, 1, &rbody);
+    out
+}
+
+/// Writes a request holding the spans `keep` returns `Some` for, each with the returned
+/// bytes appended (annotation attributes), with their resources and scopes copied as they
+/// came; `None` when no span is kept.
+fn rebuild_proto(
+    input: &[u8],
+    req: &proto::WireRequest,
+    keep: impl Fn((usize, usize, usize)) -> Option<Vec<u8>>,
+) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for (r, resource) in req.resources.iter().enumerate() {
+        let mut rbody = Vec::new();
+        for range in &resource.header {
+            rbody.extend_from_slice(&input[range.clone()]);
+        }
+        let mut any = false;
+        for (s, scope) in resource.scopes.iter().enumerate() {
+            let mut sbody = Vec::new();
+            for range in &scope.header {
+                sbody.extend_from_slice(&input[range.clone()]);
+            }
+            let mut kept = false;
+            for (k, range) in scope.spans.iter().enumerate() {
+                let Some(extra) = keep((r, s, k)) else {
+                    continue;
+                };
+                kept = true;
+                if extra.is_empty() {
+                    sbody.extend_from_slice(&input[range.clone()]);
+                } else {
+                    let span = proto_value(&input[range.clone()]);
+                    let mut with = span.to_vec();
+                    with.extend_from_slice(&extra);
+                    proto::put_bytes_field(&mut sbody, 2, &with);
+                }
+            }
+            if kept {
+                any = true;
+                proto::put_bytes_field(&mut rbody, scope.field, &sbody);
+            }
+        }
+        if any {
+            proto::put_bytes_field(&mut out, 1, &rbody);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The value of a length-delimited field given its whole bytes (tag and length first).
+fn proto_value(field: &[u8]) -> &[u8] {
+    let mut i = 0;
+    // Skip the tag varint, then the length varint.
+    for _ in 0..2 {
+        while field.get(i).is_some_and(|b| b & 0x80 != 0) {
+            i += 1;
+        }
+        i += 1;
+    }
+    &field[i.min(field.len())..]
+}
+
+/// The member names a JSON request uses at one level (OTLP's lowerCamelCase, or the protobuf
+/// JSON mapping's snake_case, or the pre-0.19 library spans).
+fn member<'a>(obj: &Map<String, Value>, names: &[&'a str]) -> Option<&'a str> {
+    names.iter().copied().find(|n| obj.contains_key(*n))
+}
+
+const SCOPES: [&str; 4] = [
+    "scopeSpans",
+    "scope_spans",
+    "instrumentationLibrarySpans",
+    "instrumentation_library_spans",
+];
+const RESOURCES: [&str; 2] = ["resourceSpans", "resource_spans"];
+
+/// An object's members other than `key`, in order.
+fn without(obj: &Map<String, Value>, key: &str) -> Map<String, Value> {
+    obj.iter()
+        .filter(|(k, _)| k.as_str() != key)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn split_json(body: &[u8]) -> Result<Split, MalformedExport> {
+    let mut value: Value = serde_json::from_slice(body).map_err(|e| {
+        MalformedExport(format!(
+            "JSON export request: {e} (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let Some(root) = value.as_object().filter(|o| is_request(o)) else {
+        return Err(MalformedExport(
+            "JSON export request: expected an object with resourceSpans".into(),
+        ));
+    };
+    let rkey = member(root, &RESOURCES).unwrap_or("resourceSpans");
+    let mut split = Split::default();
+    let mut traces = Traces::default();
+    let mut held: Vec<(usize, usize, usize)> = Vec::new();
+    let resources = root[rkey].as_array().map_or(&[][..], Vec::as_slice);
+    for (r, resource) in resources.iter().enumerate() {
+        let Some(resource) = resource.as_object() else {
+            continue;
+        };
+        let Some(skey) = member(resource, &SCOPES) else {
+            continue;
+        };
+        let scopes = resource[skey].as_array().map_or(&[][..], Vec::as_slice);
+        for (s, scope) in scopes.iter().enumerate() {
+            let Some(scope) = scope.as_object() else {
+                continue;
+            };
+            let spans = scope.get("spans").and_then(Value::as_array);
+            for (k, span) in spans.map_or(&[][..], Vec::as_slice).iter().enumerate() {
+                let Some(obj) = span.as_object() else {
+                    continue;
+                };
+                split.spans += 1;
+                let read = read_span(obj);
+                let trace_id = read.trace_id.clone();
+                let span_id = read.span_id.clone();
+                match kind_of(read, split.spans) {
+                    Kind::Tool(call) => {
+                        split.tools += 1;
+                        // The resource and scope without their lists (cloning those
+                        // would copy every span of the request once per tool span).
+                        let mut rh = without(resource, skey);
+                        let mut sh = without(scope, "spans");
+                        sh.insert("spans".into(), json!([span]));
+                        rh.insert(skey.into(), json!([sh]));
+                        let one = serde_json::to_vec(&json!({ rkey: [rh] })).unwrap_or_default();
+                        let key = key_of(span_id.as_deref(), &one);
+                        let batch = traces.of(trace_id.as_deref());
+                        batch.tools.push((key.clone(), *call));
+                        batch.held.push(HeldSpan { key, body: one });
+                        held.push((r, s, k));
+                    }
+                    Kind::Model(call) => {
+                        split.models += 1;
+                        traces.of(trace_id.as_deref()).models.push((span_id, *call));
+                    }
+                    Kind::Context => {}
+                }
+            }
+        }
+    }
+    split.traces = traces.into_vec();
+    if held.is_empty() {
+        split.passthrough = Some(body.to_vec());
+        return Ok(split);
+    }
+    // Take the held spans out (last first, so earlier indices stay valid), then drop the
+    // scopes and resources left empty.
+    let list = value[rkey].as_array_mut().expect("checked above");
+    for &(r, s, k) in held.iter().rev() {
+        let resource = list[r].as_object_mut().expect("an object above");
+        let skey = member(resource, &SCOPES).expect("found above");
+        let scope = &mut resource[skey][s];
+        if let Some(spans) = scope.get_mut("spans").and_then(Value::as_array_mut) {
+            spans.remove(k);
+        }
+    }
+    let mut left = 0;
+    list.retain_mut(|resource| {
+        let Some(obj) = resource.as_object_mut() else {
+            return true;
+        };
+        let Some(skey) = member(obj, &SCOPES) else {
+            return true;
+        };
+        if let Some(scopes) = obj[skey].as_array_mut() {
+            scopes.retain(|scope| {
+                let n = scope
+                    .get("spans")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                left += n;
+                n > 0
+            });
+            !scopes.is_empty()
+        } else {
+            true
+        }
+    });
+    split.passthrough = (left > 0).then(|| serde_json::to_vec(&value).unwrap_or_default());
+    Ok(split)
+}
+
+/// Writes the verdict on a held span (a one-span request from [`split_export`]).
+pub fn annotate(
+    body: &[u8],
+    encoding: Encoding,
+    note: &Annotation,
+) -> Result<Vec<u8>, MalformedExport> {
+    let mut attrs: Vec<(&str, proto::AttrValue)> = vec![
+        (ATTR_STATUS, proto::AttrValue::Str(note.status.clone())),
+        (ATTR_DETAIL, proto::AttrValue::Str(note.detail.clone())),
+        (ATTR_JOIN, proto::AttrValue::Str(note.join.clone())),
+    ];
+    if let Some(b) = note.observed_bytes {
+        attrs.push((ATTR_OBSERVED, proto::AttrValue::Int(b as i64)));
+    }
+    if let Some(b) = note.injected_bytes {
+        attrs.push((ATTR_INJECTED, proto::AttrValue::Int(b as i64)));
+    }
+    match encoding {
+        Encoding::Protobuf => {
+            let req = proto::decode(body).map_err(|e| MalformedExport(e.to_string()))?;
+            let mut extra = Vec::new();
+            for (key, value) in &attrs {
+                extra.extend(proto::span_attribute(key, value));
+            }
+            rebuild_proto(body, &req, |_| Some(extra.clone()))
+                .ok_or_else(|| MalformedExport("a held span request has no span".into()))
+        }
+        Encoding::Json => {
+            let mut value: Value = serde_json::from_slice(body)
+                .map_err(|e| MalformedExport(format!("held span: {e}")))?;
+            let mut done = false;
+            for_each_span(&mut value, &mut |span| {
+                let list = span
+                    .entry("attributes")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if !list.is_array() {
+                    *list = Value::Array(Vec::new());
+                }
+                let list = list.as_array_mut().expect("made an array");
+                for (key, value) in &attrs {
+                    let v = match value {
+                        proto::AttrValue::Str(s) => json!({ "stringValue": s }),
+                        // OTLP JSON writes 64-bit integers as decimal strings.
+                        proto::AttrValue::Int(i) => json!({ "intValue": i.to_string() }),
+                    };
+                    list.push(json!({ "key": key, "value": v }));
+                }
+                done = true;
+            });
+            if !done {
+                return Err(MalformedExport("a held span request has no span".into()));
+            }
+            Ok(serde_json::to_vec(&value).unwrap_or_default())
+        }
+    }
+}
+
+fn for_each_span(value: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
+    let Some(root) = value.as_object_mut() else {
+        return;
+    };
+    let Some(rkey) = member(root, &RESOURCES) else {
+        return;
+    };
+    for resource in root[rkey].as_array_mut().into_iter().flatten() {
+        let Some(resource) = resource.as_object_mut() else {
+            continue;
+        };
+        let Some(skey) = member(resource, &SCOPES) else {
+            continue;
+        };
+        for scope in resource[skey].as_array_mut().into_iter().flatten() {
+            let spans = scope.get_mut("spans").and_then(Value::as_array_mut);
+            for span in spans.into_iter().flatten() {
+                if let Some(obj) = span.as_object_mut() {
+                    f(obj);
+                }
+            }
+        }
+    }
+}
+
+/// One request holding the spans of several requests of the same encoding. In protobuf the
+/// concatenation of two messages is the message with both lists, so the bytes are joined;
+/// in JSON the `resourceSpans` lists are.
+pub fn merge(bodies: &[Vec<u8>], encoding: Encoding) -> Result<Vec<u8>, MalformedExport> {
+    match encoding {
+        Encoding::Protobuf => Ok(bodies.concat()),
+        Encoding::Json => {
+            let mut all = Vec::new();
+            for body in bodies {
+                let value: Value = serde_json::from_slice(body)
+                    .map_err(|e| MalformedExport(format!("held span: {e}")))?;
+                let Value::Object(mut obj) = value else {
+                    return Err(MalformedExport("held span: not an object".into()));
+                };
+                let key = member(&obj, &RESOURCES).unwrap_or("resourceSpans");
+                if let Some(Value::Array(list)) = obj.remove(key) {
+                    all.extend(list);
+                }
+            }
+            Ok(serde_json::to_vec(&json!({ "resourceSpans": all })).unwrap_or_default())
+        }
+    }
+}
+
+/// The body of an OTLP error response: a `google.rpc.Status` with the message, in the
+/// request's encoding (code 3, `INVALID_ARGUMENT`, for a malformed request).
+pub fn error_body(message: &str, code: i32, encoding: Encoding) -> Vec<u8> {
+    match encoding {
+        Encoding::Json => {
+            serde_json::to_vec(&json!({ "code": code, "message": message })).unwrap_or_default()
+        }
+        Encoding::Protobuf => {
+            let mut out = Vec::new();
+            proto::put_varint(&mut out, 1 << 3);
+            proto::put_varint(&mut out, code as u64);
+            proto::put_bytes_field(&mut out, 2, message.as_bytes());
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Coded;
+
+    fn kv(key: &str, value: &str) -> Value {
+        json!({"key": key, "value": {"stringValue": value}})
+    }
+
+    /// A JSON request: a tool span, a model call receiving a cut of its result, an agent span.
+    pub(crate) fn json_request() -> Value {
+        json!({"resourceSpans": [{
+            "resource": {"attributes": [kv("service.name", "agent")]},
+            "scopeSpans": [{"scope": {"name": "t"}, "spans": [
+                {"traceId": "AA01", "spanId": "01", "name": "invoke_agent", "startTimeUnixNano": "1", "endTimeUnixNano": "9",
+                 "attributes": [kv("gen_ai.operation.name", "invoke_agent")]},
+                {"traceId": "AA01", "spanId": "02", "parentSpanId": "01", "name": "execute_tool ls",
+                 "startTimeUnixNano": "2", "endTimeUnixNano": "3",
+                 "attributes": [kv("gen_ai.operation.name", "execute_tool"), kv("gen_ai.tool.call.id", "call_1"),
+                                kv("gen_ai.tool.call.result", "a.txt b.txt c.txt")]},
+                {"traceId": "aa01", "spanId": "03", "parentSpanId": "01", "name": "chat",
+                 "startTimeUnixNano": "4", "endTimeUnixNano": "5",
+                 "attributes": [kv("gen_ai.operation.name", "chat"), kv("gen_ai.input.messages",
+                   r#"[{"role":"tool","parts":[{"type":"tool_call_response","id":"call_1","response":"a.txt"}]}]"#)]}
+            ]}],
+            "schemaUrl": "s"
+        }]})
+    }
+
+    #[test]
+    fn json_split_holds_tools_and_forwards_the_rest() {
+        let body = serde_json::to_vec(&json_request()).unwrap();
+        let split = split_export(&body, Encoding::Json).unwrap();
+        assert_eq!((split.spans, split.tools, split.models), (3, 1, 1));
+        assert_eq!(
+            split.traces.len(),
+            1,
+            "trace ids compare case-insensitively"
+        );
+        assert_eq!(split.traces[0].trace_id, "aa01");
+        let t = &split.traces[0];
+        assert_eq!(t.held[0].key, "02");
+        assert_eq!(t.tools[0].0, "02");
+        let pass: Value = serde_json::from_slice(split.passthrough.as_ref().unwrap()).unwrap();
+        let spans = &pass["resourceSpans"][0]["scopeSpans"][0]["spans"];
+        assert_eq!(spans.as_array().unwrap().len(), 2);
+        assert_eq!(pass["resourceSpans"][0]["schemaUrl"], "s");
+        let one: Value = serde_json::from_slice(&t.held[0].body).unwrap();
+        let rs = &one["resourceSpans"][0];
+        assert_eq!(
+            rs["resource"],
+            json_request()["resourceSpans"][0]["resource"]
+        );
+        assert_eq!(rs["scopeSpans"][0]["scope"]["name"], "t");
+        assert_eq!(rs["scopeSpans"][0]["spans"][0]["spanId"], "02");
+    }
+
+    #[test]
+    fn a_request_without_tools_is_forwarded_byte_for_byte() {
+        let body =
+            br#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x","traceId":"a"}]}]}]}"#;
+        let split = split_export(body, Encoding::Json).unwrap();
+        assert_eq!(split.passthrough.as_deref(), Some(&body[..]));
+        assert!(split.traces.is_empty());
+    }
+
+    #[test]
+    fn malformed_json_names_the_place() {
+        let e = split_export(b"{\"resourceSpans\": [", Encoding::Json).unwrap_err();
+        assert!(e.0.contains("line 1"), "{e}");
+        let e = split_export(b"[1]", Encoding::Json).unwrap_err();
+        assert!(e.0.contains("resourceSpans"), "{e}");
+        assert_eq!(e.code(), "malformed_export");
+    }
+
+    #[test]
+    fn json_annotation_appends_attributes() {
+        let body = serde_json::to_vec(&json_request()).unwrap();
+        let split = split_export(&body, Encoding::Json).unwrap();
+        let note = Annotation {
+            status: "silent_clip".into(),
+            detail: "ratio=0.71".into(),
+            observed_bytes: Some(17),
+            injected_bytes: Some(5),
+            join: "tool_call_id".into(),
+        };
+        let out = annotate(&split.traces[0].held[0].body, Encoding::Json, &note).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        let attrs = &v["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"];
+        let find = |k: &str| {
+            attrs
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["key"] == k)
+                .map(|a| a["value"].clone())
+        };
+        assert_eq!(
+            find("gen_ai.tool.call.id"),
+            Some(json!({"stringValue": "call_1"}))
+        );
+        assert_eq!(
+            find(ATTR_STATUS),
+            Some(json!({"stringValue": "silent_clip"}))
+        );
+        assert_eq!(find(ATTR_OBSERVED), Some(json!({"intValue": "17"})));
+        assert_eq!(find(ATTR_INJECTED), Some(json!({"intValue": "5"})));
+        assert_eq!(
+            find(ATTR_JOIN),
+            Some(json!({"stringValue": "tool_call_id"}))
+        );
+        let merged = merge(&[out.clone(), out], Encoding::Json).unwrap();
+        let v: Value = serde_json::from_slice(&merged).unwrap();
+        assert_eq!(v["resourceSpans"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn error_bodies() {
+        assert_eq!(
+            error_body("bad", 3, Encoding::Json),
+            br#"{"code":3,"message":"bad"}"#.to_vec()
+        );
+        assert_eq!(
+            error_body("bad", 3, Encoding::Protobuf),
+            vec![8, 3, 18, 3, b'b', b'a', b'd']
+        );
+    }
+    #[test]
+    fn protobuf_split_copies_bytes_and_annotation_reads_back() {
+        use crate::formats::otlp_proto::tests::{kv_str, msg, s, W};
+        let span = |id: u8, fields: Vec<(u32, W)>| {
+            let mut f = vec![
+                (1, W::B(vec![7; 16])),
+                (2, W::B(vec![id; 8])),
+                (7, W::F64(u64::from(id))),
+                (8, W::F64(u64::from(id) + 1)),
+            ];
+            f.extend(fields);
+            msg(&f)
+        };
+        let tool = span(
+            2,
+            vec![
+                (5, s("execute_tool ls")),
+                (9, kv_str("gen_ai.operation.name", "execute_tool")),
+                (9, kv_str("gen_ai.tool.call.id", "call_1")),
+                (9, kv_str("gen_ai.tool.call.result", "a.txt b.txt c.txt")),
+                (77, s("a field this reader does not know")),
+            ],
+        );
+        let chat = span(
+            4,
+            vec![
+                (5, s("chat")),
+                (9, kv_str("gen_ai.operation.name", "chat")),
+                (
+                    9,
+                    kv_str(
+                        "gen_ai.input.messages",
+                        r#"[{"role":"tool","parts":[{"type":"tool_call_response","id":"call_1","response":"a.txt"}]}]"#,
+                    ),
+                ),
+            ],
+        );
+        let scope = msg(&[
+            (1, W::B(msg(&[(1, s("tracer"))]))),
+            (2, W::B(tool.clone())),
+            (2, W::B(chat.clone())),
+            (3, s("scope-schema")),
+        ]);
+        let resource = msg(&[
+            (1, W::B(msg(&[(1, kv_str("service.name", "agent"))]))),
+            (2, W::B(scope)),
+            (3, s("res-schema")),
+        ]);
+        let body = msg(&[(1, W::B(resource))]);
+        let split = split_export(&body, Encoding::Protobuf).unwrap();
+        assert_eq!((split.spans, split.tools, split.models), (2, 1, 1));
+        let held = &split.traces[0].held[0];
+        assert_eq!(held.key, "0202020202020202");
+        // The held request carries the span's bytes as they came, unknown field included.
+        assert!(held.body.windows(tool.len()).any(|w| w == tool.as_slice()));
+        let held_req = proto::decode(&held.body).unwrap();
+        assert_eq!(held_req.spans.len(), 1);
+        assert_eq!(
+            held_req.resources[0].header.len(),
+            2,
+            "resource and schema url kept"
+        );
+        assert_eq!(
+            held_req.resources[0].scopes[0].header.len(),
+            2,
+            "scope and schema url kept"
+        );
+        let pass = proto::decode(split.passthrough.as_ref().unwrap()).unwrap();
+        assert_eq!(pass.spans.len(), 1);
+        assert_eq!(pass.spans[0].1.name.as_deref(), Some("chat"));
+        let note = Annotation {
+            status: "silent_clip".into(),
+            detail: "d".into(),
+            observed_bytes: Some(17),
+            injected_bytes: Some(5),
+            join: "tool_call_id".into(),
+        };
+        let out = annotate(&held.body, Encoding::Protobuf, &note).unwrap();
+        let attrs = proto::decode(&out).unwrap().spans.remove(0).1.attrs;
+        assert_eq!(attrs[ATTR_STATUS], json!("silent_clip"));
+        assert_eq!(attrs[ATTR_OBSERVED], json!(17));
+        assert_eq!(attrs[ATTR_INJECTED], json!(5));
+        assert_eq!(attrs["gen_ai.tool.call.id"], json!("call_1"));
+        let two = merge(&[out.clone(), out], Encoding::Protobuf).unwrap();
+        assert_eq!(proto::decode(&two).unwrap().spans.len(), 2);
+        // The whole pipeline on this request: the same verdict as the check of its JSON twin.
+        let mut state = super::super::TraceState::new(&split.traces[0].trace_id);
+        let t = split.traces.into_iter().next().unwrap();
+        let got = state.ingest(t, 0, 1000);
+        assert_eq!(got.decisions[0].annotation.status, "silent_clip");
+        assert_eq!(got.decisions[0].annotation.injected_bytes, Some(5));
+    }
+}

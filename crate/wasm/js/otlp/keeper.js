@@ -1,0 +1,198 @@
+// One trace's keeper: holds its tool spans until the core decides them, then forwards them
+// annotated. Shared by the Durable Object (crate/wasm/js/otlp/worker.js; storage is the
+// object's durable storage, the deadline its alarm) and the Node endpoint (a Map and a
+// timer). Every decision is the core's (`OtlpTrace`); this file stores bytes and retries.
+//
+// Storage keys: `state` (the core's trace state, JSON), `held:<key>` (a held span: a
+// one-span export request and its encoding), `out:<n>` (annotated requests not yet accepted
+// by the upstream). Nothing leaves storage before the upstream has taken it.
+
+/** How long to wait before retrying an upstream that refused or was unreachable. */
+export const RETRY_MS = 2000;
+/**
+ * A trace with nothing held and nothing to forward is forgotten after this long without a
+ * span: its state (measures of its calls) is only needed while more of the trace may come.
+ */
+export const IDLE_MS = 10 * 60 * 1000;
+/** The upstream answers that mean "later" (the OTLP spec's retryable statuses). */
+export const RETRYABLE = [429, 502, 503, 504];
+
+export class TraceKeeper {
+  /**
+   * @param {object} o
+   * @param {object} o.api the toolslice package (OtlpTrace, otlpAnnotate, otlpMerge)
+   * @param {string} o.traceId
+   * @param {{get(k:string):Promise<any>, put(k:string,v:any):Promise<void>, delete(k:string|string[]):Promise<any>, list(o:{prefix:string}):Promise<Map<string,any>>}} o.storage
+   * @param {(ms:number|null)=>Promise<void>} o.setAlarm when to call `alarm()` next (null: never)
+   * @param {(encoding:string, body:Uint8Array)=>Promise<Response>} o.forward
+   * @param {number} o.deadlineMs
+   * @param {()=>number} [o.now]
+   */
+  constructor({ api, traceId, storage, setAlarm, forward, deadlineMs, idleMs = IDLE_MS, onForget, now = Date.now }) {
+    Object.assign(this, { api, traceId, storage, setAlarm, forward, deadlineMs, idleMs, onForget, now });
+    this.trace = null;
+    this.outSeq = 0;
+    // One operation at a time: two requests of one trace must not both forward the outbox
+    // (a Durable Object interleaves requests at every await on the network).
+    this.queue = Promise.resolve();
+  }
+
+  run(fn) {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  async load() {
+    if (this.trace) return this.trace;
+    const saved = await this.storage.get('state');
+    this.trace = saved ? this.api.OtlpTrace.fromJson(saved) : new this.api.OtlpTrace(this.traceId);
+    const outs = await this.storage.list({ prefix: 'out:' });
+    for (const k of outs.keys()) this.outSeq = Math.max(this.outSeq, Number(k.slice(4)) + 1);
+    return this.trace;
+  }
+
+  /** One export request's part of this trace. `held`: [{key, body}] in `encoding`. */
+  ingest(measures, held, encoding) {
+    return this.run(() => this.#ingest(measures, held, encoding));
+  }
+
+  async #ingest(measures, held, encoding) {
+    const trace = await this.load();
+    const got = trace.ingest(measures, this.now(), this.deadlineMs);
+    const fresh = new Map();
+    for (const h of held) {
+      if (got.accepted.includes(h.key)) fresh.set(h.key, { encoding, body: h.body });
+    }
+    const writes = {};
+    for (const [key, value] of fresh) writes[`held:${key}`] = value;
+    await this.settle(got.decisions, fresh, writes);
+  }
+
+  /** The alarm: decide what passed its deadline, retry what the upstream refused. */
+  alarm() {
+    return this.run(async () => {
+      const trace = await this.load();
+      const decisions = trace.expire(this.now(), this.deadlineMs);
+      const outs = await this.storage.list({ prefix: 'out:' });
+      if (decisions.length === 0 && outs.size === 0 && trace.waiting() === 0) {
+        // Idle since the alarm was set: forget the trace.
+        const all = await this.storage.list({ prefix: '' });
+        await deleteAll(this.storage, [...all.keys()]);
+        this.trace?.free();
+        this.trace = null;
+        await this.onForget?.();
+        return;
+      }
+      await this.settle(decisions, new Map());
+    });
+  }
+
+  /** Shutdown: decide and forward everything held; true when the upstream took it all. */
+  releaseAll() {
+    return this.run(async () => {
+      const trace = await this.load();
+      return this.settle(trace.releaseAll(), new Map());
+    });
+  }
+
+  summary() {
+    return this.run(async () => {
+      const trace = await this.load();
+      const outs = await this.storage.list({ prefix: 'out:' });
+      const refused = (await this.storage.get('refused')) ?? 0;
+      return { ...trace.summary(), unforwarded_requests: outs.size, refused_by_upstream: refused };
+    });
+  }
+
+  /** Annotates the decided spans into the outbox, saves, forwards, and sets the alarm. */
+  async settle(decisions, fresh, writes = {}) {
+    // All of it in one write and one delete: on disk-backed storage each separate write is a
+    // transaction of its own, and they were most of a request's time.
+    const gone = [];
+    for (const d of decisions) {
+      const key = `held:${d.key}`;
+      const held = fresh.get(d.key) ?? (await this.storage.get(key));
+      if (held) {
+        const body = this.api.otlpAnnotate(held.body, held.encoding, d.annotation);
+        writes[`out:${this.outSeq++}`] = { encoding: held.encoding, body };
+      }
+      if (key in writes) delete writes[key];
+      else gone.push(key);
+    }
+    writes.state = this.trace.toJson();
+    await putAll(this.storage, writes);
+    if (gone.length) await deleteAll(this.storage, gone);
+    const delivered = await this.flush();
+    const due = this.trace.nextDue();
+    const retry = delivered ? null : this.now() + RETRY_MS;
+    const next = [due, retry].filter((x) => x != null);
+    await this.setAlarm(next.length ? Math.min(...next) : this.now() + this.idleMs);
+    return delivered;
+  }
+
+  /** Forwards the outbox, one request per encoding; true when it is empty afterwards. */
+  async flush() {
+    const outs = await this.storage.list({ prefix: 'out:' });
+    if (outs.size === 0) return true;
+    const byEncoding = new Map();
+    for (const [k, v] of outs) {
+      if (!byEncoding.has(v.encoding)) byEncoding.set(v.encoding, []);
+      byEncoding.get(v.encoding).push([k, v.body]);
+    }
+    let all = true;
+    for (const [encoding, items] of byEncoding) {
+      const body = this.api.otlpMerge(items.map((i) => i[1]), encoding);
+      let done = false;
+      try {
+        const res = await this.forward(encoding, body);
+        await res.arrayBuffer().catch(() => {});
+        // OTLP's retryable answers are 429, 502, 503 and 504; any other refusal is permanent
+        // and will not change on retry: count it and stop, as an exporter would.
+        done = res.ok || !RETRYABLE.includes(res.status);
+        if (!res.ok && done) {
+          const n = (await this.storage.get('refused')) ?? 0;
+          await this.storage.put('refused', n + items.length);
+        }
+      } catch {
+        done = false;
+      }
+      if (done) await deleteAll(this.storage, items.map((i) => i[0]));
+      else all = false;
+    }
+    return all;
+  }
+}
+
+// The Durable Object storage API takes at most 128 keys per call.
+async function putAll(storage, entries) {
+  const keys = Object.keys(entries);
+  for (let i = 0; i < keys.length; i += 128) {
+    await storage.put(Object.fromEntries(keys.slice(i, i + 128).map((k) => [k, entries[k]])));
+  }
+}
+async function deleteAll(storage, keys) {
+  for (let i = 0; i < keys.length; i += 128) await storage.delete(keys.slice(i, i + 128));
+}
+
+/** In-memory storage with the Durable Object storage API's shape (for the Node endpoint). */
+export class MemoryStorage {
+  constructor() {
+    this.map = new Map();
+  }
+  async get(key) {
+    return this.map.get(key);
+  }
+  async put(key, value) {
+    if (typeof key === 'object') for (const [k, v] of Object.entries(key)) this.map.set(k, v);
+    else this.map.set(key, value);
+  }
+  async delete(keys) {
+    for (const k of Array.isArray(keys) ? keys : [keys]) this.map.delete(k);
+  }
+  async list({ prefix }) {
+    const out = new Map();
+    for (const k of [...this.map.keys()].sort()) if (k.startsWith(prefix)) out.set(k, this.map.get(k));
+    return out;
+  }
+}

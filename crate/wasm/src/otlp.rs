@@ -1,0 +1,249 @@
+//! JS binding of the OTLP pipeline (`toolslice::pipeline`): `otlpEncodingOf`, `otlpSplit`,
+//! `otlpAnnotate`, `otlpMerge`, `otlpErrorBody`, `otlpJsonToProtobuf`, and the per-trace state `OtlpTrace`. The
+//! endpoint's JavaScript (crate/wasm/js/otlp/) only moves bytes and stores state; every
+//! decision about a span is made here, in the core.
+
+use wasm_bindgen::prelude::*;
+
+use super::{from_js, into_error, to_js};
+use toolslice::pipeline::{self, Annotation, Encoding, TraceBatch, TraceState};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_OTLP: &'static str = r#"
+/** The two encodings of OTLP/HTTP. */
+export type OtlpEncoding = "json" | "protobuf";
+
+/** A tool span held for its verdict: a one-span export request in its encoding. */
+export interface OtlpHeldSpan { key: string; body: Uint8Array; }
+
+/** What one export request brings to one trace. */
+export interface OtlpTraceBatch {
+  /** Lowercase hex; "" for spans without a trace id. */
+  traceId: string;
+  /** The measures for `OtlpTrace.ingest` (JSON; no span bytes). */
+  measures: string;
+  held: OtlpHeldSpan[];
+}
+
+/** An export request, split: what to forward now, and per trace what to hold. */
+export interface OtlpSplit {
+  /** The request without the held tool spans; absent when nothing is left. */
+  passthrough?: Uint8Array;
+  traces: OtlpTraceBatch[];
+  spans: number;
+  tools: number;
+  models: number;
+}
+
+/** The verdict written on a tool span as `toolslice.*` attributes. */
+export interface OtlpAnnotation {
+  status: "silent_clip" | "incomplete" | "hash_mismatch" | "clipped" | "ok" | "skipped";
+  detail: string;
+  observed_bytes: number | null;
+  injected_bytes: number | null;
+  join: "tool_call_id" | "order" | "unmatched";
+}
+
+export interface OtlpDecision { key: string; annotation: OtlpAnnotation; }
+
+export interface OtlpIngested {
+  /** Keys of the held spans taken (store their bodies); the others were a retry. */
+  accepted: string[];
+  decisions: OtlpDecision[];
+}
+
+/** A trace's run summary. */
+export interface OtlpTraceSummary {
+  trace_id: string;
+  counts: Record<string, number>;
+  decided: number;
+  waiting: number;
+  model_calls: number;
+  silent_clips_per_100: number;
+  expired_at_deadline: number;
+  over_limit: number;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "OtlpEncoding")]
+    pub type JsOtlpEncoding;
+    #[wasm_bindgen(typescript_type = "OtlpSplit")]
+    pub type JsOtlpSplit;
+    #[wasm_bindgen(typescript_type = "OtlpAnnotation")]
+    pub type JsOtlpAnnotation;
+    #[wasm_bindgen(typescript_type = "Uint8Array[]")]
+    pub type JsBodies;
+    #[wasm_bindgen(typescript_type = "OtlpIngested")]
+    pub type JsOtlpIngested;
+    #[wasm_bindgen(typescript_type = "OtlpDecision[]")]
+    pub type JsOtlpDecisions;
+    #[wasm_bindgen(typescript_type = "OtlpTraceSummary")]
+    pub type JsOtlpTraceSummary;
+}
+
+fn encoding(value: &str) -> Result<Encoding, JsValue> {
+    match value {
+        "json" => Ok(Encoding::Json),
+        "protobuf" => Ok(Encoding::Protobuf),
+        other => Err(super::error_with_code(
+            &format!("unknown OTLP encoding {other:?} (expected json or protobuf)"),
+            "invalid_argument",
+        )),
+    }
+}
+
+fn set(obj: &js_sys::Object, key: &str, value: &JsValue) {
+    // Setting a property on a fresh plain object cannot fail.
+    let _ = js_sys::Reflect::set(obj, &JsValue::from_str(key), value);
+}
+
+fn bytes(b: &[u8]) -> JsValue {
+    js_sys::Uint8Array::from(b).into()
+}
+
+/// The encoding a `Content-Type` names (`application/json`, `application/x-protobuf`), or
+/// `undefined` for any other type.
+#[wasm_bindgen(js_name = otlpEncodingOf)]
+pub fn otlp_encoding_of(content_type: &str) -> Option<String> {
+    Encoding::of_content_type(content_type).map(|e| e.as_str().to_string())
+}
+
+/// Splits an export request: the part to forward now, and per trace the tool spans to hold
+/// and the measures for the trace's state. Throws `malformed_export` (answer 400).
+#[wasm_bindgen(js_name = otlpSplit)]
+pub fn otlp_split(body: &[u8], encoding_name: &str) -> Result<JsOtlpSplit, JsValue> {
+    let split = pipeline::split_export(body, encoding(encoding_name)?).map_err(into_error)?;
+    let out = js_sys::Object::new();
+    if let Some(p) = &split.passthrough {
+        set(&out, "passthrough", &bytes(p));
+    }
+    let traces = js_sys::Array::new();
+    for t in &split.traces {
+        let o = js_sys::Object::new();
+        set(&o, "traceId", &JsValue::from_str(&t.trace_id));
+        set(&o, "measures", &JsValue::from_str(&t.measures_json()));
+        let held = js_sys::Array::new();
+        for h in &t.held {
+            let ho = js_sys::Object::new();
+            set(&ho, "key", &JsValue::from_str(&h.key));
+            set(&ho, "body", &bytes(&h.body));
+            held.push(&ho);
+        }
+        set(&o, "held", &held);
+        traces.push(&o);
+    }
+    set(&out, "traces", &traces);
+    set(&out, "spans", &JsValue::from_f64(split.spans as f64));
+    set(&out, "tools", &JsValue::from_f64(split.tools as f64));
+    set(&out, "models", &JsValue::from_f64(split.models as f64));
+    Ok(JsValue::from(out).into())
+}
+
+/// Writes the verdict on a held span as `toolslice.*` attributes, in its encoding.
+#[wasm_bindgen(js_name = otlpAnnotate)]
+pub fn otlp_annotate(
+    body: &[u8],
+    encoding_name: &str,
+    annotation: JsOtlpAnnotation,
+) -> Result<Vec<u8>, JsValue> {
+    let note: Annotation = from_js(annotation.into(), "annotation")?;
+    pipeline::annotate(body, encoding(encoding_name)?, &note).map_err(into_error)
+}
+
+/// One export request holding the spans of several of the same encoding.
+#[wasm_bindgen(js_name = otlpMerge)]
+pub fn otlp_merge(bodies: JsBodies, encoding_name: &str) -> Result<Vec<u8>, JsValue> {
+    let list: js_sys::Array = JsValue::from(bodies).into();
+    let all: Vec<Vec<u8>> = list
+        .iter()
+        .map(|b| js_sys::Uint8Array::new(&b).to_vec())
+        .collect();
+    pipeline::merge(&all, encoding(encoding_name)?).map_err(into_error)
+}
+
+/// An OTLP JSON export request as protobuf, for upstreams that take protobuf only.
+#[wasm_bindgen(js_name = otlpJsonToProtobuf)]
+pub fn otlp_json_to_protobuf(body: &[u8]) -> Result<Vec<u8>, JsValue> {
+    pipeline::json_to_protobuf(body).map_err(into_error)
+}
+
+/// The body of an OTLP error response (`google.rpc.Status`) in the request's encoding.
+#[wasm_bindgen(js_name = otlpErrorBody)]
+pub fn otlp_error_body(message: &str, code: i32, encoding_name: &str) -> Result<Vec<u8>, JsValue> {
+    Ok(pipeline::error_body(
+        message,
+        code,
+        encoding(encoding_name)?,
+    ))
+}
+
+/// One trace's state in the pipeline: held tool spans wait here for the next model call of
+/// their trace, or their deadline. Store it with `toJson()` between requests.
+#[wasm_bindgen]
+pub struct OtlpTrace {
+    state: TraceState,
+}
+
+#[wasm_bindgen]
+impl OtlpTrace {
+    #[wasm_bindgen(constructor)]
+    pub fn new(trace_id: &str) -> OtlpTrace {
+        OtlpTrace {
+            state: TraceState::new(trace_id),
+        }
+    }
+
+    /// Restores a state saved with `toJson()`.
+    #[wasm_bindgen(js_name = fromJson)]
+    pub fn from_json(text: &str) -> Result<OtlpTrace, JsValue> {
+        Ok(OtlpTrace {
+            state: TraceState::from_json(text).map_err(into_error)?,
+        })
+    }
+
+    #[wasm_bindgen(js_name = toJson)]
+    pub fn to_json(&self) -> String {
+        self.state.to_json()
+    }
+
+    /// Takes one request's batch of this trace (`OtlpTraceBatch.measures`); returns the held
+    /// spans taken and the verdicts now known.
+    pub fn ingest(
+        &mut self,
+        measures: &str,
+        now_ms: f64,
+        deadline_ms: f64,
+    ) -> Result<JsOtlpIngested, JsValue> {
+        let batch = TraceBatch::from_measures_json(measures).map_err(into_error)?;
+        let got = self.state.ingest(batch, now_ms as u64, deadline_ms as u64);
+        Ok(to_js(&got)?.into())
+    }
+
+    /// Decides every held span whose deadline has passed (`incomplete`, saying why).
+    pub fn expire(&mut self, now_ms: f64, deadline_ms: f64) -> Result<JsOtlpDecisions, JsValue> {
+        Ok(to_js(&self.state.expire(now_ms as u64, deadline_ms as u64))?.into())
+    }
+
+    /// Decides every held span now (the endpoint is shutting down and forwards what it holds).
+    #[wasm_bindgen(js_name = releaseAll)]
+    pub fn release_all(&mut self) -> Result<JsOtlpDecisions, JsValue> {
+        Ok(to_js(&self.state.release_all())?.into())
+    }
+
+    /// When the next held span's deadline passes (ms since the epoch), if any waits.
+    #[wasm_bindgen(js_name = nextDue)]
+    pub fn next_due(&self) -> Option<f64> {
+        self.state.next_due().map(|d| d as f64)
+    }
+
+    /// Held spans still waiting.
+    pub fn waiting(&self) -> u32 {
+        self.state.waiting() as u32
+    }
+
+    pub fn summary(&self) -> Result<JsOtlpTraceSummary, JsValue> {
+        Ok(to_js(&self.state.summary())?.into())
+    }
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// The endpoint's work per export request in the core (wasm, in Node), without the network:
+// split (decode, read every span, hold the tool spans), the trace states' ingest (join and
+// classify), and annotation of every decided tool span. For protobuf and JSON, from one
+// exporter batch (512 spans, the SDKs' default max) of small results to the largest request
+// the endpoint reads (8 MiB). Also the wasm memory the largest request needs (the module's
+// linear memory grows and never shrinks, so its growth is the peak).
+//   node pkg-tests/otlp-endpoint/bench.mjs
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { initSync, otlpSplit, otlpAnnotate, OtlpTrace } from 'toolslice/web';
+import { pb } from './encode.mjs';
+
+const wasm = initSync({ module: readFileSync(new URL('../node_modules/toolslice/toolslice_bg.wasm', import.meta.url)) });
+const memory = () => wasm.memory.buffer.byteLength;
+const startMemory = memory();
+
+const hex = (n) => randomBytes(n).toString('hex');
+const kv = (key, value) => ({ key, value: { stringValue: value } });
+
+/** An export batch: `spans` spans over 8 traces, each trace a few tool spans then a chat. */
+function batch(spans, resultBytes) {
+  const list = [];
+  const traces = 8;
+  const per = Math.floor(spans / traces);
+  for (let t = 0; t < traces; t++) {
+    const traceId = hex(16);
+    const tools = per - 1;
+    const parts = [];
+    for (let i = 0; i < tools; i++) {
+      const result = String.fromCharCode(97 + (i % 26)).repeat(resultBytes);
+      list.push({ traceId, spanId: hex(8), name: 'execute_tool read', kind: 1, startTimeUnixNano: String(1e18 + i), endTimeUnixNano: String(1e18 + i + 1),
+        attributes: [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', `c${i}`), kv('gen_ai.tool.call.result', result)] });
+      parts.push({ type: 'tool_call_response', id: `c${i}`, response: i % 3 ? result : result.slice(0, 10) });
+    }
+    list.push({ traceId, spanId: hex(8), name: 'chat', kind: 3, startTimeUnixNano: String(2e18), endTimeUnixNano: String(2e18 + 1),
+      attributes: [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify([{ role: 'tool', parts }]))] });
+  }
+  return { resourceSpans: [{ resource: { attributes: [kv('service.name', 'bench')] }, scopeSpans: [{ scope: { name: 'b' }, spans: list }] }] };
+}
+
+function once(body, encoding) {
+  const t0 = performance.now();
+  const split = otlpSplit(body, encoding);
+  const t1 = performance.now();
+  let decided = 0;
+  for (const t of split.traces) {
+    const trace = new OtlpTrace(t.traceId);
+    const got = trace.ingest(t.measures, 0, 30000);
+    const held = new Map(t.held.map((h) => [h.key, h.body]));
+    for (const d of got.decisions) {
+      otlpAnnotate(held.get(d.key), encoding, d.annotation);
+      decided++;
+    }
+    trace.free();
+  }
+  const t2 = performance.now();
+  return { split: t1 - t0, total: t2 - t0, decided, spans: split.spans };
+}
+
+const LARGEST = [512, 9 * 1024];
+
+// In a fresh process: one largest request of one encoding, and the memory it took.
+const only = process.argv.indexOf('--memory');
+if (only > 0) {
+  const encoding = process.argv[only + 1];
+  const doc = batch(...LARGEST);
+  const body = encoding === 'protobuf' ? pb(doc) : Buffer.from(JSON.stringify(doc));
+  const heap = process.memoryUsage();
+  once(body, encoding);
+  console.log(JSON.stringify({ encoding, bytes: body.length, wasmGrowth: memory() - startMemory, rssMiB: heap.rss / 1048576 }));
+  process.exit(0);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rows = [];
+for (const [label, spans, resultBytes, reps] of [
+  ['512 spans, 200 B results', 512, 200, 15],
+  ['512 spans, 4 KiB results', 512, 4096, 7],
+  ['512 spans, 9 KiB results (near the 8 MiB limit)', ...LARGEST, 3],
+]) {
+  const doc = batch(spans, resultBytes);
+  for (const encoding of ['protobuf', 'json']) {
+    const body = encoding === 'protobuf' ? pb(doc) : Buffer.from(JSON.stringify(doc));
+    if (body.length > 8 * 1024 * 1024) throw new Error(`${label}: ${body.length} bytes is over the endpoint's limit`);
+    once(body, encoding); // warm
+    const runs = Array.from({ length: reps }, () => once(body, encoding));
+    const split = median(runs.map((r) => r.split));
+    const total = median(runs.map((r) => r.total));
+    rows.push({ label, encoding, bytes: body.length, split, total, mbps: body.length / 1e6 / (split / 1000), decided: runs[0].decided });
+  }
+}
+console.log('| request | encoding | size | split | split + join + annotate | split throughput | tool spans decided |');
+console.log('|---|---|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  console.log(`| ${r.label} | ${r.encoding} | ${(r.bytes / 1024 / 1024).toFixed(2)} MiB | ${r.split.toFixed(1)} ms | ${r.total.toFixed(1)} ms | ${r.mbps.toFixed(0)} MB/s | ${r.decided} |`);
+}
+const { execFileSync } = await import('node:child_process');
+for (const encoding of ['protobuf', 'json']) {
+  const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--memory', encoding], { encoding: 'utf8' }));
+  console.log(`\nwasm memory growth for one ${(out.bytes / 1048576).toFixed(2)} MiB ${encoding} request (split, join, annotate; fresh process): ${(out.wasmGrowth / 1048576).toFixed(1)} MiB`);
+}
