@@ -36,8 +36,10 @@ pub(crate) struct Content {
     pub first_redaction: Option<String>,
 }
 
-/// The serialisation of a text that holds a dict or list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The serialisation of a text that holds a dict or list. Serialised with the measures
+/// (the OTLP endpoint keeps a tool span's measures between export requests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum Syntax {
     Json,
     /// Python's `repr` / `str` of a dict or list (single quotes, `True`, `None`).
