@@ -29,7 +29,7 @@ const opt = (name, dflt) => {
 const BASE = Number(opt('--base', 256 * 1024));
 const ONLY = opt('--only', '');
 const LIMIT = 2.5;
-const FLOOR_MS = 10; // below this, timer noise dominates: the base size is doubled
+const FLOOR_MS = 6; // below this, timer noise dominates: the base size is doubled
 
 // One pattern repeated (on one line unless it holds a newline) to `bytes` bytes.
 const rep = (p) => (bytes) => p.repeat(Math.ceil(bytes / p.length)).slice(0, bytes);

@@ -19,6 +19,13 @@ test('the command header, tool name and call id are redacted in content and span
   assert.match(p.span.injected_preview, /\[REDACTED:bearer_token\]/);
   assert.ok(p.receipts.some((r) => r.field_path === 'command'));
 
+  // Error text is output too: a value the decoder quotes is redacted.
+  assert.throws(
+    () => toolslice.pack({ tool: 't', callId: 'c', text: 'x', exitCode: GH }),
+    (e) => e.code === 'invalid_argument' && e.message.includes('[REDACTED:github_token]') && !e.message.includes(GH.slice(4, 20)),
+  );
+  assert.throws(() => toolslice.getMore(`id ${GH}`, 0), (e) => e.code === 'not_found' && !e.message.includes(GH.slice(4, 20)));
+
   const s = new toolslice.StreamPacker('bash', 'c2', command, { limit: 4096 });
   s.push('fatal: denied\n');
   const q = s.finish(128);

@@ -94,3 +94,22 @@ fn json_nested_deeper_than_the_parser_limit_is_packed() {
         "invalid_json"
     );
 }
+
+#[test]
+fn a_binary_stream_stays_within_a_small_budget() {
+    use toolslice::pack::StreamPacker;
+    // Found by the pack fuzz target: the size line did not fit a 32-byte budget.
+    for (limit, exit) in [(2usize, None), (32, None), (24, None), (60, Some(1))] {
+        let o = opts(limit);
+        let mut s = StreamPacker::new("fuzz", "c", None, &o, &Registry::new(), None).unwrap();
+        s.push(b"\0 x");
+        match s.finish(exit, false) {
+            Ok(p) => assert!(
+                p.envelope.content.len() <= limit,
+                "{limit}: {:?}",
+                p.envelope.content
+            ),
+            Err(e) => assert_eq!(e.code(), "budget_too_small"),
+        }
+    }
+}

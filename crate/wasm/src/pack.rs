@@ -345,6 +345,21 @@ struct Parsed {
     return_stored: bool,
 }
 
+/// The same error with its message redacted: a decoding error quotes the value it could
+/// not read (`invalid type: string "ghp_...", expected u64`), and an error is output too.
+fn scrubbed(err: JsValue) -> JsValue {
+    let Some(e) = err.dyn_ref::<js_sys::Error>() else {
+        return err;
+    };
+    let message = String::from(e.message());
+    let clean = toolslice::redact::Redactor::default().text(&message).text;
+    if clean == message {
+        return err;
+    }
+    let code = get(&err, "code").as_string().unwrap_or_default();
+    error_with_code(&clean, &code)
+}
+
 fn invalid(m: impl std::fmt::Display) -> JsValue {
     error_with_code(&format!("invalid pack options: {m}"), "invalid_options")
 }
@@ -388,7 +403,7 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
     let data = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
     let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("countTokens"));
     let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("store"));
-    let o: JsOptions = options_from(&data.into(), "pack options")?;
+    let o: JsOptions = options_from(&data.into(), "pack options").map_err(scrubbed)?;
     let d = PackOptions::default();
     let sd = ShapeOptions::default();
     let shape = o.shape.unwrap_or_default();
@@ -482,7 +497,7 @@ fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
     for key in ["json", "text", "raw"] {
         let _ = js_sys::Reflect::delete_property(&meta_obj, &JsValue::from_str(key));
     }
-    let mut meta: JsInputMeta = from_js(meta_obj.into(), "pack input")?;
+    let mut meta: JsInputMeta = from_js(meta_obj.into(), "pack input").map_err(scrubbed)?;
     meta.text = text;
     let given = usize::from(meta.text.is_some())
         + usize::from(meta.binary.is_some())
@@ -731,7 +746,7 @@ fn offset_of(offset: f64) -> Result<u64, JsValue> {
 /// Declares a tool in the module's registry (its kind and its maximum observation size).
 #[wasm_bindgen(js_name = registerTool)]
 pub fn register_tool(name: &str, spec: JsToolSpec) -> Result<(), JsValue> {
-    let s: JsSpec = options_from(spec.as_ref(), "tool spec")?;
+    let s: JsSpec = options_from(spec.as_ref(), "tool spec").map_err(scrubbed)?;
     let d = ToolSpec::default();
     let spec = ToolSpec {
         kind: s.kind,

@@ -154,13 +154,21 @@ fn sha256_every_shape() {
     );
     assert_eq!(code(h.update(&js("x")).unwrap_err()), "hasher_finished");
 
-    let raw = sha256_batch_js(b"abcxy", &[3, 2]).unwrap();
+    let bytes = |b: &[u8]| Uint8Array::from(b).unchecked_into();
+    let lengths = |l: &[u32]| Uint32Array::from(l).unchecked_into();
+    let raw = sha256_batch_js(&bytes(b"abcxy"), &lengths(&[3, 2])).unwrap();
     assert_eq!(raw.len(), 64);
-    let hex = sha256_hex_batch_js(b"abcxy", &[3, 2]).unwrap();
+    let hex = sha256_hex_batch_js(&bytes(b"abcxy"), &lengths(&[3, 2])).unwrap();
     assert_eq!(&hex[..64], ABC);
     assert_eq!(
-        code(sha256_batch_js(b"abc", &[4]).unwrap_err()),
+        code(sha256_batch_js(&bytes(b"abc"), &lengths(&[4])).unwrap_err()),
         "invalid_batch"
+    );
+    // A plain array of lengths is checked, not wrapped: 2**32 + 5 is not 5.
+    let wrapped = Array::of1(&JsValue::from_f64(4_294_967_301.0)).unchecked_into();
+    assert_eq!(
+        code(sha256_hex_batch_js(&bytes(b"abcxy"), &wrapped).unwrap_err()),
+        "invalid_argument"
     );
     let many = Array::of2(&"abc".into(), &Uint8Array::from(b"xy".as_slice()));
     let out = sha256_many_js(&js(many)).unwrap();

@@ -936,7 +936,10 @@ pub fn preview(content: &str) -> String {
 /// The span's id and parent: the caller's (redacted like every field of the record), or the
 /// call's id.
 pub(crate) fn span_ids(opts: &PackOptions, shown: &Shown) -> (String, Option<String>) {
-    let field = |s: &str| Redactor::new(&opts.redact).map_or_else(|_| scrub(s), |r| r.text(s).text);
+    let field = |s: &str| match Redactor::new(&opts.redact) {
+        Ok(r) => r.text(s).text,
+        Err(_) => scrub(s),
+    };
     (
         opts.span_id
             .as_deref()

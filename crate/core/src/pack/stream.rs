@@ -257,7 +257,18 @@ impl StreamPacker {
             error: None,
         };
         let (reason, pattern) = if self.saw_nul {
-            envelope.content = format!("{header}[binary output omitted: {} bytes]", self.raw_bytes);
+            // The size when it fits; the header (outcomes) is never dropped to make room.
+            let full = format!("{header}[binary output omitted: {} bytes]", self.raw_bytes);
+            let short = format!("{header}[binary output omitted]");
+            envelope.content = match [full, short].into_iter().find(|c| c.len() <= limit) {
+                Some(c) => c,
+                None => {
+                    return Err(PackError::BudgetTooSmall {
+                        limit,
+                        needed: header.len() + "[binary output omitted]".len(),
+                    })
+                }
+            };
             envelope.truncated = false;
             (ClipReason::BinaryOmitted, "binary")
         } else {
