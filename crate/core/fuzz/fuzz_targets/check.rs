@@ -50,7 +50,10 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(small.counts, whole.counts);
     assert_eq!(small.exit_code, whole.exit_code);
     assert_eq!(small.clip_histogram, whole.clip_histogram);
-    assert_eq!(small.rows.len() as u64 + small.not_kept.rows, whole.rows.len() as u64);
+    assert_eq!(
+        small.rows.len() as u64 + small.not_kept.rows,
+        whole.rows.len() as u64
+    );
     let row_cost: u64 = (small.rows.iter())
         .map(|_| toolslice::check::ROW_BYTES)
         .sum();

@@ -20,7 +20,11 @@ fuzz_target!(|data: &[u8]| {
     let part = |i: usize| parts.get(i).copied().unwrap_or(b"");
     let hostile = match knob % 4 {
         0 => r#""\ud83d""#.to_string(),
-        1 => format!("{}1{}", "[".repeat(130 + knob as usize), "]".repeat(130 + knob as usize)),
+        1 => format!(
+            "{}1{}",
+            "[".repeat(130 + knob as usize),
+            "]".repeat(130 + knob as usize)
+        ),
         2 => json_string(part(3)),
         _ => r#""\u001b[2J\r""#.to_string(),
     };
