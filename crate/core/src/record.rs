@@ -53,7 +53,7 @@ pub struct Provenance {
 pub struct Invalid {
     pub line: u64,
     /// A stable code: `not_utf8`, `binary`, `not_json`, `not_an_object`, `bad_field`,
-    /// `unknown_format`.
+    /// `unknown_format`, `too_large`.
     pub kind: InvalidKind,
     pub error: String,
 }

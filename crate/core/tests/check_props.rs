@@ -94,8 +94,12 @@ fn every_line_is_accounted_for() {
             .filter(|r| r.observed_bytes.is_some() && r.injected_bytes.is_some())
             .count() as u64;
         assert_eq!(h.not_cut + h.bins.iter().sum::<u64>(), with_lengths);
-        // Nothing checked fails too (a gate must not pass a run it did not check), and so
-        // does a clip_reason outside the closed enum (strict by default).
+        // Nothing checked (no entry was a tool span) is never a pass, and neither is a
+        // clip_reason outside the closed enum (strict by default).
+        if c.total == 0 && c.skipped + c.invalid > 0 {
+            assert!(r.nothing_checked.is_some());
+        }
+        assert!(r.nothing_checked.is_none() || c.total == 0);
         let fails =
             c.silent_clip + c.incomplete + c.invalid + c.unknown_clip_reason > 0 || c.total == 0;
         assert_eq!(r.exit_code, i32::from(fails));

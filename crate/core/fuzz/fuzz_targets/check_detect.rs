@@ -20,11 +20,16 @@ fuzz_target!(|data: &[u8]| {
     let part = |i: usize| parts.get(i).copied().unwrap_or(b"");
     let hostile = match knob % 4 {
         0 => r#""\ud83d""#.to_string(),
-        1 => format!("{}1{}", "[".repeat(130 + knob as usize), "]".repeat(130 + knob as usize)),
+        1 => format!(
+            "{}1{}",
+            "[".repeat(130 + knob as usize),
+            "]".repeat(130 + knob as usize)
+        ),
         2 => json_string(part(3)),
         _ => r#""\u001b[2J\r""#.to_string(),
     };
-    let tool_name = json_string(part(0));
+    // A tool span needs a name to be a row: the fuzzer's text follows a fixed prefix.
+    let tool_name = json_string(&[b"tool ", part(0)].concat());
     let result = json_string(part(1));
     let received = json_string(part(2));
     let messages = serde_json::to_string(&format!(

@@ -538,17 +538,19 @@ impl ReportBuilder {
 
     /// Whether a span's facts (`cost` bytes) fit the budget. Once one does not, no later
     /// span's facts are kept either, so the partial parts cover a prefix of the input.
-    #[inline]
+    #[inline(always)]
     fn keep_facts(&mut self, line: u64, cost: u64) -> bool {
-        if self.not_kept.facts_from_line.is_some() {
-            return false;
+        // One comparison per span: once the budget is spent, `fact_bytes` is set past every
+        // cost so the test fails for good.
+        if self.fact_bytes.saturating_add(cost) <= self.options.limits.fact_bytes {
+            self.fact_bytes += cost;
+            return true;
         }
-        if self.fact_bytes + cost > self.options.limits.fact_bytes {
+        if self.not_kept.facts_from_line.is_none() {
             self.not_kept.facts_from_line = Some(line);
-            return false;
+            self.fact_bytes = u64::MAX;
         }
-        self.fact_bytes += cost;
-        true
+        false
     }
 
     /// Whether a row of `cost` bytes fits the row budget. Once one does not, no later row is
@@ -571,7 +573,7 @@ impl ReportBuilder {
         let before = self.parents.len();
         let pid = self.parents.intern(id);
         if self.parents.len() > before {
-            self.fact_bytes += NAME_BYTES + id.len() as u64;
+            self.fact_bytes = self.fact_bytes.saturating_add(NAME_BYTES + id.len() as u64);
         }
         pid
     }
@@ -579,13 +581,12 @@ impl ReportBuilder {
     /// What the summaries and the rollup keep of one tool span.
     #[inline(always)]
     fn facts(&mut self, line: u64, name: &str, rec: &SpanView<'_>, status: Status) {
-        let tools = self.tool_names.len();
         let tool = self.tool_names.intern(name);
         if tool as usize == self.tools.len() {
             self.tools.push(ToolAcc::default());
-        }
-        if self.tool_names.len() > tools {
-            self.fact_bytes += NAME_BYTES + name.len() as u64;
+            self.fact_bytes = self
+                .fact_bytes
+                .saturating_add(NAME_BYTES + name.len() as u64);
         }
         let acc = &mut self.tools[tool as usize];
         acc.spans += 1;
@@ -599,7 +600,7 @@ impl ReportBuilder {
                 let b = self.builder_names.intern(v) as usize;
                 if b == self.builders.len() {
                     self.builders.push((0, 0));
-                    self.fact_bytes += NAME_BYTES + v.len() as u64;
+                    self.fact_bytes = self.fact_bytes.saturating_add(NAME_BYTES + v.len() as u64);
                 }
                 &mut self.builders[b]
             }
@@ -617,7 +618,7 @@ impl ReportBuilder {
                     .span_id
                     .as_deref()
                     .map_or_else(|| format!("line {line}"), str::to_string);
-                self.fact_bytes += label.len() as u64 + 32;
+                self.fact_bytes = self.fact_bytes.saturating_add(label.len() as u64 + 32);
                 self.flagged_children.push((label, parent, status));
             }
         }

@@ -1,12 +1,13 @@
 //! The streaming checker: bytes in, in chunks split anywhere, one report out.
 //!
 //! Chunks may split a line or a UTF-8 sequence; the reader holds the partial line until its
-//! newline arrives, so memory is bounded by the longest line plus the report (plus, for
-//! trace formats, the measures of each tool call awaiting its join, and a single-document
-//! input while it is buffered). The report is identical to a one-shot check of the whole
-//! input, whatever the chunking.
+//! newline arrives (up to [`Limits::line_bytes`](super::Limits); a longer line is reported
+//! `too_large`), so memory is bounded by the limits of [`super::Limits`] (plus, for trace
+//! formats, the measures of each tool call awaiting its join, and a single-document input
+//! while it is buffered). The report is identical to a one-shot check of the whole input,
+//! whatever the chunking.
 //!
-//! The reader is chosen from the first non-blank line (or forced with
+//! The reader is chosen from the first non-blank lines (or forced with
 //! [`CheckOptions::format`]): seed-000 span JSONL, or any trace format of
 //! [`crate::formats`].
 

@@ -15,7 +15,7 @@
 //! | `openai_agents` | OpenAI Agents SDK trace exports (`span_data`), JSON or JSONL          |
 //! | `phoenix`       | Arize Phoenix REST span exports (`/spans` and `/spans/otlpv1`)        |
 //!
-//! The format is detected from the first non-blank line ([`detect`]), or forced with
+//! The format is detected from the first non-blank lines ([`detect`]), or forced with
 //! [`FormatOption`]. Line layouts stream: each line is read when it is complete, and only the
 //! measures of each tool result and tool message are kept for the join at the end. A
 //! single JSON document is buffered and read whole.
