@@ -259,3 +259,22 @@ test('pack --tenant drops other tenants\' rows; pack --store + get-more page the
     s.done();
   }
 });
+
+test('truncate: the decision tree names CSV and YAML', () => {
+  let csv = 'id,customer,total\n';
+  for (let i = 1; i <= 400; i++) csv += `${i},"Customer ${i}, Ltd",${i * 3}\n`;
+  const t = toolslice.truncate(csv, { budget: { bytes: 500 } });
+  assert.equal(t.pattern, 'csv');
+  assert.ok(Buffer.byteLength(t.text) <= 500);
+  assert.match(t.text, /^id,customer,total\n\[CSV: 400 rows; header, first and last rows kept\]\n1,/);
+  assert.match(t.text, /400,"Customer 400, Ltd",1200\n$/);
+
+  let yaml = 'app:\n  name: billing\nlimits:\n';
+  for (let i = 0; i < 200; i++) yaml += `  rule_${i}: ${i}\n`;
+  yaml += 'deploy:\n  status: failed\n  receipt_id: r-7731\nserver:\n  port: 8443\n';
+  const y = toolslice.truncate(yaml, { budget: { bytes: 500 } });
+  assert.equal(y.pattern, 'yaml');
+  for (const want of ['app:', 'deploy:', 'status: failed', 'receipt_id: r-7731', 'server:', 'port: 8443']) {
+    assert.ok(y.text.includes(want), `${want} in\n${y.text}`);
+  }
+});
