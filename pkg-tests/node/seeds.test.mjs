@@ -141,9 +141,14 @@ test('diff: span records are compared only after both gates are empty', () => {
     assert.equal(d.status, 1);
     assert.match(d.stderr, /right\.jsonl is not gated: open:edit/);
     assert.match(d.stderr, /diff refused/);
-    d = cli(['diff', '--json', '--ungated', '--store', store, left, left]);
+    d = cli(['diff', '--json', '--ungated', '--store', store, left, right]);
+    assert.equal(d.status, 1, 'the runs differ');
+    assert.deepEqual(JSON.parse(d.stdout).only_right.map((e) => e[0]), ['edit']);
+    assert.match(d.stderr, /right\.jsonl is not gated: open:edit/);
+    assert.doesNotMatch(d.stderr, /diff refused/);
+    d = cli(['diff', '--json', '--store', store, left, left]);
     assert.equal(d.status, 0, d.stderr);
-    assert.equal(JSON.parse(d.stdout).gate.gated, true);
+    assert.equal(d.stderr, '');
 
     const api = toolslice.diffRuns(readFileSync(left), readFileSync(right), { store: new Map() });
     assert.equal(api.gate.gated, false);
