@@ -141,9 +141,14 @@ test('diff: span records are compared only after both gates are empty', () => {
     assert.equal(d.status, 1);
     assert.match(d.stderr, /right\.jsonl is not gated: open:edit/);
     assert.match(d.stderr, /diff refused/);
-    d = cli(['diff', '--json', '--ungated', '--store', store, left, left]);
+    d = cli(['diff', '--json', '--ungated', '--store', store, left, right]);
+    assert.equal(d.status, 1, 'the runs differ');
+    assert.deepEqual(JSON.parse(d.stdout).only_right.map((e) => e[0]), ['edit']);
+    assert.match(d.stderr, /right\.jsonl is not gated: open:edit/);
+    assert.doesNotMatch(d.stderr, /diff refused/);
+    d = cli(['diff', '--json', '--store', store, left, left]);
     assert.equal(d.status, 0, d.stderr);
-    assert.equal(JSON.parse(d.stdout).gate.gated, true);
+    assert.equal(d.stderr, '');
 
     const api = toolslice.diffRuns(readFileSync(left), readFileSync(right), { store: new Map() });
     assert.equal(api.gate.gated, false);
@@ -257,5 +262,24 @@ test('pack --tenant drops other tenants\' rows; pack --store + get-more page the
     assert.equal(missing.status, 2);
   } finally {
     s.done();
+  }
+});
+
+test('truncate: the decision tree names CSV and YAML', () => {
+  let csv = 'id,customer,total\n';
+  for (let i = 1; i <= 400; i++) csv += `${i},"Customer ${i}, Ltd",${i * 3}\n`;
+  const t = toolslice.truncate(csv, { budget: { bytes: 500 } });
+  assert.equal(t.pattern, 'csv');
+  assert.ok(Buffer.byteLength(t.text) <= 500);
+  assert.match(t.text, /^id,customer,total\n\[CSV: 400 rows; header, first and last rows kept\]\n1,/);
+  assert.match(t.text, /400,"Customer 400, Ltd",1200\n$/);
+
+  let yaml = 'app:\n  name: billing\nlimits:\n';
+  for (let i = 0; i < 200; i++) yaml += `  rule_${i}: ${i}\n`;
+  yaml += 'deploy:\n  status: failed\n  receipt_id: r-7731\nserver:\n  port: 8443\n';
+  const y = toolslice.truncate(yaml, { budget: { bytes: 500 } });
+  assert.equal(y.pattern, 'yaml');
+  for (const want of ['app:', 'deploy:', 'status: failed', 'receipt_id: r-7731', 'server:', 'port: 8443']) {
+    assert.ok(y.text.includes(want), `${want} in\n${y.text}`);
   }
 });

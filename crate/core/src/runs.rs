@@ -100,8 +100,9 @@ pub enum RunsError {
         line: Option<usize>,
         message: String,
     },
-    /// One side holds hop rows and the other records of another kind.
-    MixedKinds,
+    /// One side holds hop rows (or generation fingerprints) and the other records of
+    /// another kind; `kind` names the first.
+    MixedKinds { kind: &'static str },
     /// A record of a hop-row run does not have a hop row's fields.
     BadHopRow {
         side: String,
@@ -123,8 +124,9 @@ impl fmt::Display for RunsError {
                 message,
             } => write!(f, "{side}, line {line}: not JSON: {message}"),
             RunsError::NotJson { side, message, .. } => write!(f, "{side}: not JSON: {message}"),
-            RunsError::MixedKinds => f.write_str(
-                "one run holds hop rows or generation fingerprints and the other does not: compare runs of the same kind",
+            RunsError::MixedKinds { kind } => write!(
+                f,
+                "one run holds {kind} and the other does not: compare runs of the same kind"
             ),
             RunsError::BadHopRow {
                 side,
@@ -143,7 +145,7 @@ impl Coded for RunsError {
     fn code(&self) -> &'static str {
         match self {
             RunsError::NotJson { .. } => "invalid_json",
-            RunsError::MixedKinds => "mixed_runs",
+            RunsError::MixedKinds { .. } => "mixed_runs",
             RunsError::BadHopRow { .. } => "invalid_hop_row",
             RunsError::Manifest { error, .. } => error.code(),
             RunsError::Store { error, .. } => error.code(),
@@ -266,14 +268,16 @@ pub fn diff_runs_with(
         let generations =
             |records: &[Value]| records.is_empty() || all_have(records, &["generation_sha256"]);
         if !generations(&l) || !generations(&r) {
-            return Err(RunsError::MixedKinds);
+            return Err(RunsError::MixedKinds {
+                kind: "generation fingerprints",
+            });
         }
         RunDiffKind::Generations(gate::diff_generations(&l, &r))
     } else if all_have(&l, &["mutation_hop"]) || all_have(&r, &["mutation_hop"]) {
         let hop_run =
             |records: &[Value]| records.is_empty() || all_have(records, &["mutation_hop"]);
         if !hop_run(&l) || !hop_run(&r) {
-            return Err(RunsError::MixedKinds);
+            return Err(RunsError::MixedKinds { kind: "hop rows" });
         }
         RunDiffKind::Hops(hop::compare_runs(
             &hop_rows(&l, left_name)?,

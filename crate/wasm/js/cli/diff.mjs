@@ -24,7 +24,7 @@ judged: same, changed (a boundary digest differs), policy_drift (a redaction rul
 changed: not a model regression), only_left, only_right.
 
   --json            the seeds' {"only_left": [...], "only_right": [...]} (or the run
-                    comparison); for span records also "gate"
+                    comparison); the gate's verdict goes to stderr, as without --json
   --store DIR       the body directory of both runs
   --left-store DIR, --right-store DIR   one per run
   --ungated         diff span records even when a run is not gated (still reported)
@@ -68,7 +68,7 @@ export async function run(args, { toolslice, stdout, stderr }) {
   else if (kind === 'hops') await writeHops(diff, values.json, stdout, stderr);
   else if (kind === 'generations') await writeGenerations(diff, values.json, stdout);
   else if (values.json) {
-    await write(stdout, JSON.stringify({ ...diff, gate: result.gate }) + '\n');
+    await write(stdout, JSON.stringify(diff) + '\n');
   } else {
     const row = (sign, entry) => `${sign} ${entry.map((f) => f ?? '-').join(' ')}\n`;
     await write(stdout, diff.only_left.map((e) => row('-', e)).join('') + diff.only_right.map((e) => row('+', e)).join(''));
