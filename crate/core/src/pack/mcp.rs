@@ -41,7 +41,7 @@ use serde_json::{json, Map, Value};
 
 use super::get_more::{self, Format};
 use super::{
-    get_more_from, pack, Body, Kind, PackError, PackOptions, Packed, PageStore, Registry,
+    get_more_from, pack, Body, Kind, MemoryPageStore, PackError, PackOptions, Packed, Registry,
     ShapeOptions, ToolResult, ToolSpec, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES, GET_MORE,
 };
 use crate::hash::sha256;
@@ -155,39 +155,31 @@ pub struct McpPacked {
     pub stored: Vec<McpStored>,
 }
 
-/// The proxy's in-memory page store: the core's bounded [`PageStore`] (at most
-/// `store.max_bytes` of text and `store.max_entries` results, oldest evicted first) and each
-/// result's page size. Used when the platform gives the proxy no store of its own (Node,
-/// a worker without KV); the texts then never leave the module.
+/// The proxy's in-memory page store: the core's bounded [`MemoryPageStore`] (at most
+/// `store.max_bytes` of text and `store.max_entries` results, oldest evicted first), which
+/// keeps each result's page size with its text. Used when the platform gives the proxy no
+/// store of its own (Node, a worker without KV); the texts then never leave the module.
 #[derive(Debug, Clone)]
 pub struct McpPages {
-    store: PageStore,
-    page_bytes: std::collections::HashMap<String, usize>,
+    store: MemoryPageStore,
 }
 
 impl McpPages {
     pub fn new(bounds: &StoreBounds) -> McpPages {
         McpPages {
-            store: PageStore::new(bounds.max_bytes, bounds.max_entries),
-            page_bytes: Default::default(),
+            store: MemoryPageStore::new(bounds.max_bytes, bounds.max_entries),
         }
     }
 
     /// Keeps a cut result; false when it is larger than the whole store (not kept).
     pub fn put(&mut self, stored: McpStored) -> bool {
-        let kept = self.store.put(&stored.id, stored.text);
-        let store = &self.store;
-        self.page_bytes.retain(|id, _| store.get(id).is_some());
-        if kept {
-            self.page_bytes.insert(stored.id, stored.page_bytes);
-        }
-        kept
+        self.store
+            .insert(&stored.id, stored.text, stored.page_bytes)
     }
 
     /// The stored text of `id` and its page size.
     pub fn get(&self, id: &str) -> Option<(&str, usize)> {
-        let text = self.store.get(id)?;
-        Some((text, self.page_bytes.get(id).copied().unwrap_or(1)))
+        self.store.page(id)
     }
 
     /// Entries, bytes held, evictions so far.
