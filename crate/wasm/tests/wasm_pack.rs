@@ -72,7 +72,7 @@ fn errors_have_codes() {
     assert_eq!(code(pack(&input, None)), "invalid_argument");
     assert_eq!(code(get_more("missing", 0.0, None, None)), "not_found");
     let policy: JsRedactPolicy = obj(r#"{"disable":["nope"]}"#).unchecked_into();
-    assert_eq!(code(redact("x", Some(policy))), "invalid_policy");
+    assert_eq!(code(redact(&"x".into(), Some(policy))), "invalid_policy");
 }
 
 #[wasm_bindgen_test]
@@ -95,7 +95,7 @@ fn streams_and_redacts() {
         content.contains("9001: error: boom [REDACTED:github_token]"),
         "{content}"
     );
-    let red: JsValue = redact(&format!("k {GH}"), None).unwrap().into();
+    let red: JsValue = redact(&format!("k {GH}").into(), None).unwrap().into();
     assert_eq!(
         get(&red, "text").as_string().unwrap(),
         "k [REDACTED:github_token]"
