@@ -830,7 +830,7 @@ fn cli_flag(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usi
         let n = run(s, i + 2, |b| {
             b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
         });
-        if n < 2 || n > 64 {
+        if !(2..=64).contains(&n) {
             return None;
         }
         let name = std::str::from_utf8(&s[i + 2..i + 2 + n]).ok()?;
