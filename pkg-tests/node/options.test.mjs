@@ -74,6 +74,10 @@ const cases = {
       key: 'toolname', code: 'invalid_options', accepted: ['toolName', 'redactions'],
     },
   ],
+  McpPacker: [
+    { call: (t) => new t.McpPacker({ tols: {} }), key: 'tols', code: 'invalid_options', accepted: ['tools', 'default', 'redact', 'store'] },
+  ],
+  getMoreTool: 'a format name',
   diffRuns: [
     { call: (t) => t.diffRuns('', '', { leftname: 'l' }), key: 'leftname', code: 'invalid_options', accepted: ['leftName', 'rightName'] },
   ],

@@ -128,7 +128,9 @@ test('a streamed result within the cap pages like pack; beyond it the short erro
   const viaStore = new toolslice.StreamPacker('cargo', 'st2', undefined, { limit: 2048, store: m });
   for (let i = 0; i < 1000; i++) viaStore.push(line);
   viaStore.finish(0);
-  assert.equal(m.get('st2'), line.repeat(1000));
+  // The Map holds the page record: the page size (the unregistered tool's default, 4096),
+  // then the text.
+  assert.equal(m.get('st2'), 'toolslice-page page_bytes=4096\n' + line.repeat(1000));
 
   const capped = new toolslice.StreamPacker('cargo', 'st3', 'make', { limit: 2048, streamCap: 64 * 1024 });
   for (let i = 0; i < 10_000; i++) capped.push(line);

@@ -9,7 +9,7 @@ import type {
   AuditRecord, BodyAction, CanonicalResult, CheckReport, Conversion, GateProblem, HopRow,
   JsonValue, ManifestDiff, ManifestEntry, MutationHop, PackInput, PackOptions, PackResult,
   PageStoreStats, ReadBack, Redacted, RedactedJson, RunComparison, RunDiff, SpanRunDiff,
-  ToolSpan, Truncation, TruncateOptions, AuditSummary,
+  ToolSpan, Truncation, TruncateOptions, AuditSummary, McpConfig, McpPageStats,
 } from 'toolslice';
 
 const text: string = 'line 1\nline 2\n';
@@ -90,6 +90,13 @@ const full: { [K in keyof typeof ts]: Entry } = {
   sha256HexBatch: (): string => ts.sha256HexBatch(bytes, [bytes.length]),
   sha256Many: (): string[] => ts.sha256Many([text, bytes]),
   Sha256: (): string => { const h = new ts.Sha256(); h.update(text); return `${h.length}${h.digestHex()}`; },
+  getMoreTool: (): string => `${ts.getMoreTool().name}${ts.getMoreTool('openai').function.name}${ts.getMoreTool('anthropic').input_schema}`,
+  McpPacker: (): number => {
+    const config: McpConfig = { default: {}, store: { max_bytes: 1 << 20, max_entries: 16 } };
+    const p = new ts.McpPacker(config);
+    const stats: McpPageStats = p.pageStats;
+    return stats.entries + p.store.maxBytes;
+  },
 };
 
 // The check-only module: the same declarations for its smaller API.

@@ -7,7 +7,7 @@
 //   GET  /more?id=ID&offset=N[&call_id=ID2]                             the next page
 //
 // Without `?stream`, a body that parses as JSON is packed as structured output, anything
-// else as text. Pages of cut results stay in the module's bounded page store (per isolate).
+// else as text (the core decides: `pack({ raw })`). Pages of cut results stay in the module's bounded page store (per isolate).
 import { pack, getMore, StreamPacker, registerTool } from 'toolslice';
 
 registerTool('get_logs', { kind: 'terminal', maxBytes: 8192, pageBytes: 4096 });
@@ -48,13 +48,8 @@ export default {
         }
         result = packer.finish(exitCode, false);
       } else {
-        const text = await request.text();
-        const input = { tool, callId };
-        try {
-          input.json = JSON.parse(text);
-        } catch {
-          input.text = text;
-        }
+        // JSON or text is the core's decision (`raw`): the same path as the CLI and the page.
+        const input = { tool, callId, raw: await request.text() };
         if (exitCode !== undefined) input.exitCode = exitCode;
         result = pack(input, options);
       }

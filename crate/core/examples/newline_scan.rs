@@ -13,12 +13,12 @@ fn main() {
         let hay = kernels::haystack(line_len, total);
         let mut best = [f64::MAX; 3];
         for _ in 0..41 {
-            for (which, best) in best.iter_mut().enumerate() {
+            for (which, slot) in best.iter_mut().enumerate() {
                 let t = Instant::now();
                 let n = kernels::count_lines(which as u32, std::hint::black_box(&hay));
                 let s = t.elapsed().as_secs_f64();
                 assert_eq!(n, total / line_len);
-                *best = best.min(s);
+                *slot = slot.min(s);
             }
         }
         let mbs = |s: f64| total as f64 / s / 1e6;

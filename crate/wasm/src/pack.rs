@@ -404,6 +404,10 @@ fn parse_options(value: Option<JsPackOptions>) -> Result<Parsed, JsValue> {
     let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("countTokens"));
     let _ = js_sys::Reflect::delete_property(&data, &JsValue::from_str("store"));
     let o: JsOptions = options_from(&data.into(), "pack options").map_err(scrubbed)?;
+    // Zero would make every page too small for its own trailer: refused as an option.
+    if o.page_bytes == Some(0) {
+        return Err(invalid("pageBytes must be at least 1"));
+    }
     let d = PackOptions::default();
     let sd = ShapeOptions::default();
     let shape = o.shape.unwrap_or_default();

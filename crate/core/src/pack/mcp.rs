@@ -41,9 +41,8 @@ use serde_json::{json, Map, Value};
 
 use super::get_more::{self, Format};
 use super::{
-    get_more_from, pack, Body, Kind, MemoryPageStore, PackError, PackOptions, Packed, PageStore,
-    Registry, ShapeOptions, StoredPage, ToolResult, ToolSpec, DEFAULT_STORE_BYTES,
-    DEFAULT_STORE_ENTRIES, GET_MORE,
+    get_more_from, pack, Body, Kind, MemoryPageStore, PackError, PackOptions, Packed, Registry,
+    ShapeOptions, ToolResult, ToolSpec, DEFAULT_STORE_BYTES, DEFAULT_STORE_ENTRIES, GET_MORE,
 };
 use crate::hash::sha256;
 use crate::redact::{Policy, Receipt};
@@ -174,23 +173,13 @@ impl McpPages {
 
     /// Keeps a cut result; false when it is larger than the whole store (not kept).
     pub fn put(&mut self, stored: McpStored) -> bool {
-        let page = StoredPage {
-            text: std::borrow::Cow::Owned(stored.text),
-            page_bytes: stored.page_bytes,
-        };
-        // The memory store cannot fail; `false` is "larger than the store".
-        self.store.put(&stored.id, page).unwrap_or(false)
+        self.store
+            .insert(&stored.id, stored.text, stored.page_bytes)
     }
 
     /// The stored text of `id` and its page size.
     pub fn get(&self, id: &str) -> Option<(&str, usize)> {
-        match self.store.get(id) {
-            Ok(Some(StoredPage {
-                text: std::borrow::Cow::Borrowed(text),
-                page_bytes,
-            })) => Some((text, page_bytes)),
-            _ => None,
-        }
+        self.store.page(id)
     }
 
     /// Entries, bytes held, evictions so far.

@@ -175,14 +175,10 @@ impl PageStore for MemoryPageStore {
     }
 
     fn get(&self, id: &str) -> Result<Option<StoredPage<'_>>, PageStoreError> {
-        Ok(self
-            .entries
-            .iter()
-            .find(|(k, _, _)| k == id)
-            .map(|(_, text, page_bytes)| StoredPage {
-                text: Cow::Borrowed(text),
-                page_bytes: *page_bytes,
-            }))
+        Ok(self.page(id).map(|(text, page_bytes)| StoredPage {
+            text: Cow::Borrowed(text),
+            page_bytes,
+        }))
     }
 }
 
@@ -197,10 +193,18 @@ impl MemoryPageStore {
         }
     }
 
+    /// The text kept under `id` and its page size (infallible, unlike the trait's `get`).
+    pub fn page(&self, id: &str) -> Option<(&str, usize)> {
+        self.entries
+            .iter()
+            .find(|(k, _, _)| k == id)
+            .map(|(_, text, page_bytes)| (text.as_str(), *page_bytes))
+    }
+
     /// Stores `text` under `id` (replacing an earlier text with that id), evicting the
     /// oldest entries until it fits. Returns false, storing nothing, when the text alone is
     /// larger than the store.
-    fn insert(&mut self, id: &str, text: String, page_bytes: usize) -> bool {
+    pub fn insert(&mut self, id: &str, text: String, page_bytes: usize) -> bool {
         self.remove(id);
         if text.len() > self.max_bytes {
             return false;
