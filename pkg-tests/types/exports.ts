@@ -10,6 +10,7 @@ import type {
   JsonValue, ManifestDiff, ManifestEntry, MutationHop, PackInput, PackOptions, PackResult,
   PageStoreStats, ReadBack, Redacted, RedactedJson, RunComparison, RunDiff, SpanRunDiff,
   ToolSpan, Truncation, TruncateOptions, AuditSummary, McpConfig, McpPageStats,
+  OtlpAnnotation, OtlpDecision, OtlpIngested, OtlpSplit, OtlpTraceSummary,
 } from 'toolslice';
 
 const text: string = 'line 1\nline 2\n';
@@ -96,6 +97,27 @@ const full: { [K in keyof typeof ts]: Entry } = {
     const p = new ts.McpPacker(config);
     const stats: McpPageStats = p.pageStats;
     return stats.entries + p.store.maxBytes;
+  },
+  otlpEncodingOf: (): string | undefined => ts.otlpEncodingOf('application/x-protobuf'),
+  otlpSplit: (): number => {
+    const s: OtlpSplit = ts.otlpSplit(bytes, 'json');
+    const held: Uint8Array | undefined = s.traces[0]?.held[0]?.body;
+    return s.spans + s.tools + s.models + (s.passthrough?.length ?? 0) + (held?.length ?? 0) + s.traces.length;
+  },
+  otlpAnnotate: (): Uint8Array => {
+    const note: OtlpAnnotation = { status: 'ok', detail: '', observed_bytes: 1, injected_bytes: null, join: 'order' };
+    return ts.otlpAnnotate(bytes, 'protobuf', note);
+  },
+  otlpMerge: (): Uint8Array => ts.otlpMerge([bytes, bytes], 'protobuf'),
+  otlpErrorBody: (): Uint8Array => ts.otlpErrorBody('bad', 3, 'json'),
+  otlpJsonToProtobuf: (): Uint8Array => ts.otlpJsonToProtobuf(bytes),
+  OtlpTrace: (): number => {
+    const t = new ts.OtlpTrace('ab');
+    const got: OtlpIngested = t.ingest('{"trace_id":"ab","tools":[],"models":[]}', 0, 1000);
+    const expired: OtlpDecision[] = t.expire(0, 1000);
+    const released: OtlpDecision[] = t.releaseAll();
+    const summary: OtlpTraceSummary = ts.OtlpTrace.fromJson(t.toJson()).summary();
+    return got.accepted.length + expired.length + released.length + summary.decided + t.waiting() + (t.nextDue() ?? 0);
   },
 };
 
