@@ -11,6 +11,7 @@ import type {
   PageStoreStats, ReadBack, Redacted, RedactedJson, RunComparison, RunDiff, SpanRunDiff,
   ToolSpan, Truncation, TruncateOptions, AuditSummary, McpConfig, McpPageStats,
   OtlpAnnotation, OtlpDecision, OtlpIngested, OtlpSplit, OtlpTraceSummary,
+  EmittedSpan, GatedTool, GenerationFingerprint, TerminalResult,
 } from 'toolslice';
 
 const text: string = 'line 1\nline 2\n';
@@ -111,6 +112,23 @@ const full: { [K in keyof typeof ts]: Entry } = {
   otlpMerge: (): Uint8Array => ts.otlpMerge([bytes, bytes], 'protobuf'),
   otlpErrorBody: (): Uint8Array => ts.otlpErrorBody('bad', 3, 'json'),
   otlpJsonToProtobuf: (): Uint8Array => ts.otlpJsonToProtobuf(bytes),
+  emitToolSpan: (): string => {
+    const e: EmittedSpan = ts.emitToolSpan({ spanId: 's1', name: 'read_file', observed: text, injected: 'line 1\n', reason: 'prompt_token_cap', tokenCount: 2 });
+    return e.line + String(e.record.injected_bytes);
+  },
+  gateTool: (): Promise<unknown> => {
+    const tool: GatedTool<unknown, unknown> = ts.gateTool('echo', (args: unknown) => args, { store: new Map() });
+    return tool({ a: 1 });
+  },
+  generationFingerprint: (): string => {
+    const g: GenerationFingerprint = ts.generationFingerprint(text, { turn: 1 });
+    return g.generation_sha256 + g.generation_len;
+  },
+  recordCall: (): ToolSpan => ts.recordCall(new Map<string, string>(), 'echo', { a: 1 }, { b: 2 }, 'ok', { form: 'python' }),
+  runTerminal: (): string => {
+    const r: TerminalResult = ts.runTerminal({ command: 'make', stdout: text, stderr: 'error: x\n', exitCode: 2 }, { budget: { bytes: 400 } });
+    return r.output + String(r.exit_code);
+  },
   OtlpTrace: (): number => {
     const t = new ts.OtlpTrace('ab');
     const got: OtlpIngested = t.ingest('{"trace_id":"ab","tools":[],"models":[]}', 0, 1000);
