@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import * as toolslice from 'toolslice';
 import * as check from 'toolslice/check';
 
+// One held tool span, as otlpSplit holds it: a one-span OTLP JSON export request.
+const HELD = new TextEncoder().encode(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', name: 'execute_tool x' }] }] }] }));
+
 const SPAN = {
   name: 't', status: 'ok',
   args_sha256: '0'.repeat(64), args_len: 2, result_sha256: '0'.repeat(64), result_len: 2,
@@ -97,6 +100,31 @@ const cases = {
   compareSpanRuns: 'two texts',
   readRecords: 'text and a name',
   filterHopRows: 'a log text and a name',
+  emitToolSpan: [
+    { call: (t) => t.emitToolSpan({ spanid: 's', name: 'n', observed: 'a', injected: 'a', reason: 'none', tokenCount: 1 }), key: 'spanid', code: 'invalid_argument', accepted: ['spanId', 'tokenCount'] },
+  ],
+  gateTool: [
+    { call: (t) => t.gateTool('e', (a) => a, { fomr: 'jcs' }), key: 'fomr', code: 'invalid_options', accepted: ['form', 'redact', 'volatile'] },
+  ],
+  generationFingerprint: [
+    { call: (t) => t.generationFingerprint('x', { trun: 1 }), key: 'trun', code: 'invalid_options', accepted: ['turn', 'id'] },
+  ],
+  recordCall: [
+    { call: (t) => t.recordCall(new Map(), 'e', {}, {}, 'ok', { fomr: 'jcs' }), key: 'fomr', code: 'invalid_options', accepted: ['form', 'volatile'] },
+  ],
+  runTerminal: [
+    { call: (t) => t.runTerminal({ comand: 'x', stdout: 'a' }), key: 'comand', code: 'invalid_argument', accepted: ['command', 'stdout', 'exitCode'] },
+    { call: (t) => t.runTerminal({ command: 'x', stdout: 'a' }, { budgte: { bytes: 5 } }), key: 'budgte', code: 'invalid_options', accepted: ['budget', 'pattern'] },
+  ],
+  otlpAnnotate: [
+    { call: (t) => t.otlpAnnotate(HELD, 'json', { status: 'ok', detail: '', observed_bytes: 1, injected_bytes: 1, join: 'order', jion: 'order' }), key: 'jion', code: 'invalid_argument', accepted: ['status', 'join'] },
+  ],
+  otlpSplit: 'bytes and an encoding name',
+  otlpMerge: 'an array of bytes and an encoding name',
+  otlpErrorBody: 'a message, a code and an encoding name',
+  otlpEncodingOf: 'a content type',
+  otlpJsonToProtobuf: 'bytes',
+  OtlpTrace: 'a trace id; its methods take JSON text the pipeline wrote',
   estimateTokens: 'a string',
   isErrorLine: 'a string',
   canonicalize: 'text and a form name',
@@ -162,7 +190,9 @@ test('correct options still work; undefined values count as absent', () => {
   assert.equal(r.truncated, true);
   assert.equal(r.limit, 100);
   assert.equal(new toolslice.HopStream({ canonicalLimit: undefined }).length, 0);
-  assert.equal(toolslice.checkSpans('', { flaggedOnly: true }).exitCode, 0);
+  // An empty input checks nothing: a failure unless empty runs are allowed.
+  assert.equal(toolslice.checkSpans('', { flaggedOnly: true }).exitCode, 1);
+  assert.equal(toolslice.checkSpans('', { flaggedOnly: true, allowEmpty: true, lenientClipReason: undefined }).exitCode, 0);
 });
 
 test('values that are not data are refused with the key path', () => {

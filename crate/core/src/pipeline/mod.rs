@@ -79,8 +79,10 @@ pub const ATTR_OBSERVED: &str = "toolslice.observed_bytes";
 pub const ATTR_INJECTED: &str = "toolslice.injected_bytes";
 pub const ATTR_JOIN: &str = "toolslice.join";
 
-/// The verdict on one tool span, as written on it.
+/// The verdict on one tool span, as written on it. A field it does not know is an error
+/// (the binding's strict decoder reads it from JS).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Annotation {
     /// `silent_clip`, `incomplete`, `hash_mismatch`, `clipped`, `ok` (the check's statuses),
     /// or `skipped` for a tool span the check skips (one without a name).

@@ -68,6 +68,18 @@ pub(crate) fn looks_like_csv(ctx: &Ctx) -> bool {
     if *header < 2 || records.len() < 3 {
         return false;
     }
+    // A log whose every line holds one comma has a steady field count too; what tells a
+    // table from prose is its header: short names (`id`, `total`, `First Name`), not
+    // sentences. A header cell longer than 48 bytes or with more than 3 spaces is prose.
+    let [a, b] = records[0].0;
+    let header_text = &ctx.src[ctx.lines[a].start..ctx.lines[b - 1].end];
+    let names_ok = header_text.trim_end().split(',').all(|cell| {
+        let cell = cell.trim().trim_matches('"');
+        cell.len() <= 48 && cell.bytes().filter(|&c| c == b' ').count() <= 3
+    });
+    if !names_ok {
+        return false;
+    }
     let same = records.iter().filter(|(_, f)| f == header).count();
     same * 20 >= records.len() * 19
 }
@@ -235,6 +247,37 @@ mod tests {
         let r = truncate(&multi, &Options::new(Pattern::Csv, Budget::Bytes(300))).unwrap();
         assert!(r.text.contains("[CSV: 301 rows;"), "{}", r.text);
         assert!(r.text.contains("1,\"x\ny\"\n"), "{}", r.text);
+    }
+
+    #[test]
+    fn prose_with_one_comma_per_line_is_not_csv() {
+        // Found by the MCP proxy's test server: a log of sentences, each with one comma.
+        let mut text = String::new();
+        for i in 0..800 {
+            text.push_str(&format!(
+                "row {i}: the quick brown fox jumps over the lazy dog, value={}\n",
+                i * 7
+            ));
+        }
+        let r = truncate(&text, &Options::new(Pattern::Auto, Budget::Bytes(2048))).unwrap();
+        assert!(
+            !matches!(r.pattern, Applied::Csv | Applied::Yaml),
+            "{:?}: {}",
+            r.pattern,
+            r.text
+        );
+        assert!(
+            r.text.starts_with("row 0: the quick brown fox"),
+            "{}",
+            r.text
+        );
+        // A real table with spaces in its header names is still one.
+        let mut table = String::from("id,First Name,Last Name,total due\n");
+        for i in 0..300 {
+            table.push_str(&format!("{i},Ann,Lee,{}\n", i * 3));
+        }
+        let r = truncate(&table, &Options::new(Pattern::Auto, Budget::Bytes(400))).unwrap();
+        assert_eq!(r.pattern, Applied::Csv, "{}", r.text);
     }
 
     #[test]
