@@ -375,7 +375,7 @@ pub fn diff_manifests_js(left: &JsManifest, right: &JsManifest) -> Result<JsMani
 pub fn read_back_js(sent: &JsSpanList, fetched: &JsSpanList) -> Result<JsReadBack, JsValue> {
     let sent = spans_of(sent, "sent")?;
     let fetched = spans_of(fetched, "fetched")?;
-    Ok(to_js(&gate::read_back(&sent, &fetched))?.unchecked_into())
+    Ok(super::to_js_json(&gate::read_back(&sent, &fetched))?.unchecked_into())
 }
 
 /// A JS object used as a [`BodyStore`]: `get`, `set` or `put`, and `has` when present.

@@ -76,13 +76,21 @@ pub(crate) fn error_with_code(message: &str, code: &str) -> JsValue {
 
 /// The serializer every binding uses to hand a Rust value to JS: maps become plain objects,
 /// 64-bit integers become numbers (all our counts are far below 2^53).
-///
-/// A value can still hold a larger integer from the tool's own JSON (an `id` of
-/// 9007199254740993 in a pack's `outcome`, now that the core reads raw output). The direct
-/// serializer refuses those; the value then goes through JSON text and `JSON.parse`, which
-/// gives such a number the nearest double, as any JS reader of that JSON would. The exact
-/// digits stay in the text fields (`envelope.content`).
 pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    value
+        .serialize(&serializer)
+        .map_err(|e| error_with_code(&e.to_string(), "serialize"))
+}
+
+/// [`to_js`] for results that carry a caller's own JSON (a pack's `outcome`, records read
+/// from a file, a redacted value, read-back issues), which can hold an integer beyond 2^53
+/// (an `id` of 9007199254740993, now that the core reads raw output). The direct serializer
+/// refuses those; the value then goes through JSON text and `JSON.parse`, which gives such a
+/// number the nearest double, as any JS reader of that JSON would (the exact digits stay in
+/// the text fields). Kept apart from `to_js` because the fallback instantiates serde_json's
+/// writer per type: about 70 KB of wasm if every result had it.
+pub(crate) fn to_js_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
     value.serialize(&serializer).or_else(|e| {
         let text = serde_json::to_string(value)

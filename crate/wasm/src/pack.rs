@@ -536,7 +536,7 @@ fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
 }
 
 fn result_to_js(packed: &Packed) -> Result<JsPackResult, JsValue> {
-    Ok(to_js(packed)?.unchecked_into())
+    Ok(super::to_js_json(packed)?.unchecked_into())
 }
 
 /// A caller's `Map`-like object as the core's [`PageStore`]: it holds page records

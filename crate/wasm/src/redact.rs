@@ -47,5 +47,5 @@ pub fn redact_json(
         .map_err(|e| error_with_code(&format!("not a JSON value: {e}"), "invalid_json"))?;
     let receipts = redactor.json(&mut v);
     let out = serde_json::json!({ "value": v, "receipts": receipts });
-    Ok(to_js(&out)?.unchecked_into())
+    Ok(super::to_js_json(&out)?.unchecked_into())
 }

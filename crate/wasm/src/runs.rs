@@ -165,5 +165,5 @@ pub fn read_records_js(input: &JsInput, name: Option<String>) -> Result<JsRecord
     let name = name.as_deref().unwrap_or("input");
     let text = text_of(input, name)?;
     let records = runs::read_records(&text, name).map_err(into_error)?;
-    Ok(to_js(&records)?.unchecked_into())
+    Ok(super::to_js_json(&records)?.unchecked_into())
 }
