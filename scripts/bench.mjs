@@ -15,7 +15,7 @@ const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '').split(',') : null;
 const out = `${repo}/bench-out`;
 mkdirSync(out, { recursive: true });
-const reference = [process.env.TOOLSLICE_REFERENCE, `${repo}/../shared/reference`, '/work/shared/reference']
+const reference = [process.env.TOOLSLICE_REFERENCE, `${repo}/../shared/reference`]
   .find((d) => d && existsSync(`${d}/clip_check.py`));
 const toolslice = await import(`${repo}/pkg/node.mjs`);
 const nativeBin = `${repo}/target/release/examples/bench`;

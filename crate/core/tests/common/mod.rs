@@ -45,14 +45,14 @@ pub fn cases(default: usize) -> usize {
 }
 
 /// The seeds' reference scripts (`shared/reference`), when present: `TOOLSLICE_REFERENCE`,
-/// else `<repo>/../shared/reference`, else `/work/shared/reference`. Differential tests skip
+/// else `<repo>/../shared/reference` (the user's layout: the repository beside `shared/`);
+/// no machine-specific path. Differential tests skip
 /// (saying so on stderr) when this is `None` or python3 is missing.
 pub fn reference_dir() -> Option<PathBuf> {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let candidates = [
         std::env::var_os("TOOLSLICE_REFERENCE").map(PathBuf::from),
         Some(repo.join("../shared/reference")),
-        Some(PathBuf::from("/work/shared/reference")),
     ];
     let dir = candidates
         .into_iter()
