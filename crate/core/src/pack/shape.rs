@@ -153,7 +153,7 @@ fn walk(
             let keys: Vec<String> = map.keys().cloned().collect();
             for k in keys {
                 let len = path.len();
-                push_key(path, &k);
+                crate::canonical::push_key_segment(path, &k);
                 let keep = opts.keep_keys.iter().any(|x| x == &k);
                 if !keep && opts.drop_keys.iter().any(|x| x == &k) {
                     if let Some(v) = map.shift_remove(&k) {
@@ -191,22 +191,6 @@ fn walk(
             }
         }
         _ => {}
-    }
-}
-
-fn push_key(path: &mut String, key: &str) {
-    let ident = key
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if ident {
-        path.push('.');
-        path.push_str(key);
-    } else {
-        path.push('[');
-        path.push_str(&Value::String(key.to_string()).to_string());
-        path.push(']');
     }
 }
 

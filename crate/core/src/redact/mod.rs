@@ -294,7 +294,7 @@ impl Redactor {
                 }
                 for (k, v) in map.iter_mut() {
                     let len = path.len();
-                    push_key(path, k);
+                    crate::canonical::push_key_segment(path, k);
                     match classify_key(k, &self.cfg.extra_keys) {
                         KeyClass::Secret(rule) => {
                             self.walk(v, path, inherited.or(Some(rule)), receipts)
@@ -356,23 +356,6 @@ fn receipt(path: &str, rule: Rule, original_len: usize, offset: Option<usize>) -
         original_len: original_len as u64,
         replacement: rule.placeholder().to_string(),
         offset: offset.map(|o| o as u64),
-    }
-}
-
-/// Appends `.key` (or `["key"]` when the key is not an identifier) to a JSON path.
-fn push_key(path: &mut String, key: &str) {
-    let ident = key
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if ident {
-        path.push('.');
-        path.push_str(key);
-    } else {
-        path.push('[');
-        path.push_str(&Value::String(key.to_string()).to_string());
-        path.push(']');
     }
 }
 
