@@ -90,6 +90,7 @@ pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, 
 /// number the nearest double, as any JS reader of that JSON would (the exact digits stay in
 /// the text fields). Kept apart from `to_js` because the fallback instantiates serde_json's
 /// writer per type: about 70 KB of wasm if every result had it.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 pub(crate) fn to_js_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
     value.serialize(&serializer).or_else(|e| {
