@@ -11,10 +11,15 @@ use toolslice::pack::{pack, Kind, PackOptions, Packed, Registry, StreamPacker, T
 
 const SECRET: &str = "ghp_Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Jh0Gf9Ed8Cb7A";
 
-fn assert_clean(p: &Packed, limit: usize) {
+/// `input`: the fuzzer's own bytes. A fragment it wrote there itself (`ghp_Zq8Xw7Vuu` is no
+/// token) is its text, not a leak of the planted secret, so only the others are checked.
+fn assert_clean(p: &Packed, limit: usize, input: &str) {
     assert!(p.envelope.content.len() <= limit, "{limit}: {:?} {}", p.envelope.content, p.pattern);
     let all = serde_json::to_string(p).unwrap();
     for fragment in [&SECRET[4..12], &SECRET[12..20], &SECRET[20..28], &SECRET[30..38]] {
+        if input.contains(fragment) {
+            continue;
+        }
         assert!(!all.contains(fragment), "{fragment} in {all}");
     }
     let v = classify(&p.span.view());
@@ -44,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let opts = PackOptions { limit: Some(limit), kind, ..PackOptions::default() };
     if let Ok(p) = pack(&result, &opts, &Registry::new(), None, None) {
-        assert_clean(&p, limit);
+        assert_clean(&p, limit, &body);
     }
     // The stream, split at a point the input chooses; the short error aside, the same rules.
     if kind.is_none() {
@@ -55,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         s.push(&text.as_bytes()[..at]);
         s.push(&text.as_bytes()[at..]);
         if let Ok(p) = s.finish(result.exit_code, false) {
-            assert_clean(&p, limit);
+            assert_clean(&p, limit, &body);
         }
     }
 });
