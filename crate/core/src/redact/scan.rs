@@ -493,7 +493,10 @@ fn url_password(s: &[u8], p: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option
         return None;
     }
     push(out, colon + 1, at, Rule::UrlPassword)?;
-    Some(colon + 1)
+    // Scan on from the user name, not the password: a token used as the user name
+    // (`https://sk-...:x@host`) is a secret too. Resuming after it missed it, and a second
+    // pass found it once the password was a placeholder (the redact fuzz target, seed 2).
+    Some(u)
 }
 
 /// Longest key name read backwards from a separator. A longer name is classified by its
@@ -624,7 +627,10 @@ fn key_value(
         if v >= s.len() {
             return None;
         }
-        if matches!(s[v], b'{' | b'[') {
+        // A placeholder at the start of the value (`[REDACTED:x]hunter22`) is not a JSON
+        // array: the value goes on after it, and is a dummy only if nothing follows.
+        let after_mark = placeholder_end(s, v);
+        if after_mark.is_none() && matches!(s[v], b'{' | b'[') {
             // Escaped JSON (`\"password\": [...]`) is read in the JSON-unescaped view.
             return match key_quote {
                 Some((_, 0)) | None => container(s, v, rule, cfg, out),
@@ -634,7 +640,15 @@ fn key_value(
         let whole_line = matches!(class, KeyClass::Authorization)
             || rule == Rule::Cookie
             || (line_start && !query);
-        let k = memo.value_end(s, v, whole_line, query, before);
+        let k = match after_mark {
+            // Only letters and digits right after the placeholder extend the value: a space
+            // or punctuation means the placeholder was the value (`password=[REDACTED:x] next`
+            // even where the value runs to the line's end, `user:[REDACTED:url_password]@host`
+            // as the URL rule writes it), so redacting a redacted text changes nothing.
+            Some(a) if !s.get(a).is_some_and(u8::is_ascii_alphanumeric) => a,
+            Some(a) => memo.value_end(s, a, whole_line, query, before),
+            None => memo.value_end(s, v, whole_line, query, before),
+        };
         let mut end = k;
         while end > v && matches!(s[end - 1], b' ' | b'\t') {
             end -= 1;
@@ -699,6 +713,20 @@ fn key_value(
     });
     // Scan on inside the value: a token found there is more specific (`ghp_` under `token`).
     Some(start)
+}
+
+/// Where a placeholder (`[REDACTED]`, `[REDACTED:rule]`) that starts at `v` ends.
+fn placeholder_end(s: &[u8], v: usize) -> Option<usize> {
+    const OPEN: &[u8] = b"[REDACTED";
+    if !s[v..].starts_with(OPEN) {
+        return None;
+    }
+    // A rule name is short; the bound keeps a line of `[REDACTED` repeats linear.
+    let close = s[v + OPEN.len()..]
+        .iter()
+        .take(64)
+        .position(|&b| b == b']')?;
+    Some(v + OPEN.len() + close + 1)
 }
 
 impl Memo {
