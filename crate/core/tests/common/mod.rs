@@ -1,12 +1,14 @@
-//! Helpers shared by the native integration tests: a tiny deterministic PRNG for property
-//! tests (no proptest dependency: our generators are domain-specific anyway, and a fixed
-//! seed makes every failure reproducible), and the location of the seeds' reference scripts
-//! for differential tests.
+//! Helpers shared by the native integration tests: proptest's configuration for the property
+//! tests, a tiny deterministic PRNG for the differential tests' inputs (the same generated
+//! input is fed to our code and to the reference Python scripts, so it is a fixed
+//! generator, not a property), and the location of the seeds' reference scripts.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
-/// xorshift64*: fast, deterministic, good enough to generate test inputs.
+/// xorshift64*: fast, deterministic, good enough to generate test inputs. For inputs that are
+/// not properties (differential tests against the reference scripts, one large fixed input);
+/// a property test uses proptest strategies instead, which shrink a failure.
 pub struct Rng(u64);
 
 impl Rng {
@@ -42,6 +44,29 @@ pub fn cases(default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// The seed every property test starts from unless `PROPTEST_RNG_SEED` names another.
+pub const PROPTEST_SEED: u64 = 0x7001_5011_CE00_0020;
+
+/// proptest's configuration for a property with `default_cases` cases (scaled by
+/// `TOOLSLICE_PROPTEST_CASES`). The seed is fixed, so every machine (CI's fresh clone
+/// included) runs the same cases and a failure reproduces by running the test again;
+/// `PROPTEST_RNG_SEED=N` explores other cases. A failure's shrunk case is also persisted
+/// beside the test (`tests/NAME.proptest-regressions`): commit that file with the fix, and
+/// the case is replayed first on every run from then on, even after the seed or the
+/// generators change.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn proptest_config(default_cases: u32) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
+    let mut config = Config::with_cases(cases(default_cases as usize) as u32);
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        config.rng_seed = RngSeed::Fixed(PROPTEST_SEED);
+    }
+    config.failure_persistence = Some(Box::new(FileFailurePersistence::WithSource(
+        "proptest-regressions",
+    )));
+    config
 }
 
 /// The seeds' reference scripts (`shared/reference`), when present: `TOOLSLICE_REFERENCE`,
