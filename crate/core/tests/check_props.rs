@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::proptest_config;
+use common::{chunk_sizes, chunked, proptest_config};
 use proptest::prelude::*;
 use proptest::sample::select;
 use toolslice::check::{check_bytes, render, CheckOptions, Checker, Status, MAX_LISTED};
@@ -136,23 +136,6 @@ fn input() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
-/// Chunk sizes for a streamed push, used in turn (cycling): often 1 byte, so splits land
-/// inside UTF-8 sequences and CRLF pairs. Empty means one push of the whole input.
-fn chunk_sizes(max: usize) -> impl Strategy<Value = Vec<usize>> {
-    prop::collection::vec(prop_oneof![1 => Just(1usize), 2 => 1..=max], 0..64)
-}
-
-/// Pushes `input` into `checker` in chunks of `sizes`, cycled.
-fn push_in_chunks(checker: &mut Checker, input: &[u8], sizes: &[usize]) {
-    let mut rest = input;
-    let mut sizes = sizes.iter().copied().cycle();
-    while !rest.is_empty() {
-        let take = sizes.next().unwrap_or(rest.len()).min(rest.len());
-        checker.push(&rest[..take]);
-        rest = &rest[take..];
-    }
-}
-
 /// Lines as the checker counts them: split on `\n`, plus a last line without a newline.
 fn line_count(input: &[u8]) -> u64 {
     let newlines = input.iter().filter(|&&b| b == b'\n').count() as u64;
@@ -210,7 +193,9 @@ proptest! {
     fn any_chunking_gives_the_same_report(input in input(), sizes in chunk_sizes(64)) {
         let whole = check_bytes(&input, CheckOptions::default());
         let mut checker = Checker::new(CheckOptions::default());
-        push_in_chunks(&mut checker, &input, &sizes);
+        for chunk in chunked(&input, &sizes) {
+            checker.push(chunk);
+        }
         prop_assert_eq!(checker.bytes_read(), input.len() as u64);
         prop_assert_eq!(checker.finish(), whole);
     }

@@ -69,6 +69,28 @@ pub fn proptest_config(default_cases: u32) -> proptest::test_runner::Config {
     config
 }
 
+/// Chunk sizes for a streamed push (see [`chunked`]): a third of them 1 byte, so splits land
+/// inside UTF-8 sequences and CRLF pairs, the others up to `max`. Shrinks towards fewer,
+/// smaller chunks; no sizes at all is one push of the whole input.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn chunk_sizes(max: usize) -> impl proptest::strategy::Strategy<Value = Vec<usize>> {
+    use proptest::prelude::*;
+    prop::collection::vec(prop_oneof![1 => Just(1usize), 2 => 1..=max.max(1)], 0..64)
+}
+
+/// `input` cut into chunks of `sizes`, used in turn (cycling); no sizes: one chunk.
+pub fn chunked<'a>(input: &'a [u8], sizes: &[usize]) -> Vec<&'a [u8]> {
+    let mut chunks = Vec::new();
+    let mut rest = input;
+    let mut sizes = sizes.iter().copied().cycle();
+    while !rest.is_empty() {
+        let take = sizes.next().unwrap_or(rest.len()).clamp(1, rest.len());
+        chunks.push(&rest[..take]);
+        rest = &rest[take..];
+    }
+    chunks
+}
+
 /// The seeds' reference scripts (`shared/reference`), when present: `TOOLSLICE_REFERENCE`,
 /// else `<repo>/../shared/reference` (the user's layout: the repository beside `shared/`);
 /// no machine-specific path. Differential tests skip
