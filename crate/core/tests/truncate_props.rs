@@ -731,22 +731,29 @@ proptest! {
 }
 
 /// A build log of 50-3050 lines: filler lines of up to eight words (cycling through up to
-/// 64 of them) with up to 15 error lines at generated places, then the exit line.
+/// 64 of them) with up to 15 runs of one to three error lines at generated places (a run
+/// puts error lines next to each other, where the one-scan error matcher resumes at the
+/// next line after a match), then the exit line.
 fn build_log() -> impl Strategy<Value = String> {
     (
         50..3050usize,
         prop::collection::vec(prop::collection::vec(select(&WORDS[..14]), 1..=8), 1..64),
-        prop::collection::vec((any::<Index>(), select(ERRORS)), 0..16),
+        prop::collection::vec(
+            (any::<Index>(), prop::collection::vec(select(ERRORS), 1..=3)),
+            0..16,
+        ),
     )
-        .prop_map(|(n, fillers, errors)| {
+        .prop_map(|(n, fillers, runs)| {
             let mut lines: Vec<String> = fillers
                 .iter()
                 .cycle()
                 .take(n)
                 .map(|w| w.join(" "))
                 .collect();
-            for (at, error) in errors {
-                lines[at.index(n)] = error.to_string();
+            for (at, run) in runs {
+                for (line, error) in lines[at.index(n)..].iter_mut().zip(run) {
+                    *line = error.to_string();
+                }
             }
             let mut input = lines.join("\n");
             input.push_str("\nProcess finished with exit code 1\n");
