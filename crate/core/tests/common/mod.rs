@@ -6,16 +6,40 @@
 
 use std::path::PathBuf;
 
+/// The draws a generator makes, from either source: the xorshift [`Rng`] (a fixed input, for
+/// a differential test that feeds the same input to our code and to the reference scripts)
+/// or proptest-generated [`Choices`] (a property, whose failing input proptest shrinks by
+/// shrinking the choices: fewer of them, and smaller, which pick the earlier branches).
+pub trait Draw {
+    fn next_u64(&mut self) -> u64;
+    /// Uniform in `0..n` (n > 0).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    fn chance(&mut self, numerator: u64, denominator: u64) -> bool {
+        self.below(denominator) < numerator
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+    fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+}
+
 /// xorshift64*: fast, deterministic, good enough to generate test inputs. For inputs that are
-/// not properties (differential tests against the reference scripts, one large fixed input);
-/// a property test uses proptest strategies instead, which shrink a failure.
+/// not properties (differential tests against the reference scripts, one large fixed input,
+/// a fixed corpus); a property test draws from proptest instead, which shrinks a failure.
 pub struct Rng(u64);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
-    pub fn next_u64(&mut self) -> u64 {
+}
+
+impl Draw for Rng {
+    fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -23,19 +47,34 @@ impl Rng {
         self.0 = x;
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
+}
+
+/// A proptest-generated list of choices, read in turn; past its end every draw is 0 (the
+/// first branch, the shortest length), so any list, however shrunk, generates an input.
+/// For a domain generator shared with the differential tests (`json_gen`).
+pub struct Choices {
+    list: Vec<u64>,
+    at: usize,
+}
+
+impl Choices {
+    pub fn new(list: Vec<u64>) -> Self {
+        Choices { list, at: 0 }
     }
-    pub fn chance(&mut self, numerator: u64, denominator: u64) -> bool {
-        self.below(denominator) < numerator
+}
+
+impl Draw for Choices {
+    fn next_u64(&mut self) -> u64 {
+        let x = self.list.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        x
     }
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next_u64() as u8).collect()
-    }
+}
+
+/// Up to `max` choices for [`Choices`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn choices(max: usize) -> impl proptest::strategy::Strategy<Value = Vec<u64>> {
+    proptest::collection::vec(proptest::prelude::any::<u64>(), 0..max)
 }
 
 /// Number of cases for property tests: `TOOLSLICE_PROPTEST_CASES` or the given default.
