@@ -150,6 +150,7 @@ fn nothing_checked_is_never_a_pass() {
 mod common;
 #[cfg(not(target_arch = "wasm32"))]
 use proptest::prelude::*;
+#[cfg(not(target_arch = "wasm32"))]
 use std::collections::HashMap;
 use toolslice::check::MAX_ROLLUP_EXAMPLES;
 
@@ -200,6 +201,7 @@ fn rollup_output_is_linear_in_the_chain() {
 
 /// The rollup as it was defined before it was made linear: walk up from every failing span,
 /// charge every ancestor whose own span does not fail the run, stop at a cycle.
+#[cfg(not(target_arch = "wasm32"))]
 fn naive_rollup(rows: &[toolslice::check::Row]) -> Vec<(String, u64, u64, Vec<String>)> {
     let mut by_line: Vec<&toolslice::check::Row> = rows.iter().collect();
     by_line.sort_by_key(|r| r.line);

@@ -14,7 +14,9 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use toolslice::check::{check_bytes, render, CheckOptions, Checker, Join, Report, Status};
+#[cfg(not(target_arch = "wasm32"))]
+use toolslice::check::Checker;
+use toolslice::check::{check_bytes, render, CheckOptions, Join, Report, Status};
 use toolslice::formats::{convert_to_spans, FormatOption, Layout};
 use toolslice::span::InvalidKind;
 
