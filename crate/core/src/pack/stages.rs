@@ -17,7 +17,7 @@ use super::{
     shape, tenant, Body, Cut, Envelope, Kind, Omitted, PackError, PackOptions, Packed, Redacted,
     Registry, ShapeReport, Stored, ToolResult, BUILDER, GET_MORE, MAX_INPUT_BYTES, TOO_LARGE,
 };
-use crate::hash::{sha256, Digest};
+use crate::hash::{sha256, Digest, Sha256};
 use crate::redact::{Receipt, Redactor, RULES_VERSION};
 use crate::span::{ClipReason, SpanRecord};
 use crate::truncate::{
@@ -96,9 +96,12 @@ struct Packing<'a> {
     /// The body only as its size and type (redact).
     binary: bool,
     /// The body as the model would have seen it uncut, after redaction: the rendering
-    /// before shaping (redact), with the terminal header in front (truncate). Hashed as
-    /// the observed slice.
+    /// before shaping (redact). With `header` in front, the observed slice.
     observed: String,
+    /// The terminal header the model would have read above the uncut body (truncate).
+    /// Kept apart from `observed` rather than copied in front of it: the span hashes and
+    /// compares the two pieces in turn.
+    header: String,
     /// A JSON body after redaction, waiting to be shaped (redact, taken by shape).
     json: Option<Value>,
     /// The text the truncator cuts (shape; redact for a binary body).
@@ -170,6 +173,7 @@ impl<'a> Packing<'a> {
             receipts,
             binary: false,
             observed: String::new(),
+            header: String::new(),
             json: None,
             text: String::new(),
             kind: None,
@@ -309,11 +313,8 @@ impl<'a> Packing<'a> {
     /// model would have read above the uncut result.
     fn truncate(&mut self) -> Result<(), PackError> {
         let topts = self.truncate_options();
-        let header = header_text(&topts)?;
-        self.observed_bytes = (header.len() + self.raw_len) as u64;
-        if !header.is_empty() {
-            self.observed = format!("{header}{}", self.observed);
-        }
+        self.header = header_text(&topts)?;
+        self.observed_bytes = (self.header.len() + self.raw_len) as u64;
         let kept = match truncate::truncate_with(&self.text, &topts, self.counter) {
             Ok(t) => ((!t.truncated || self.can_store)
                 && outcomes_survive(&t.text, &self.envelope.outcome))
@@ -415,7 +416,7 @@ impl<'a> Packing<'a> {
             }
         } else if e.redacted {
             ClipReason::Redaction
-        } else if e.content != self.observed {
+        } else if !is_concat(&e.content, &self.header, &self.observed) {
             // Cannot happen (every change above has a reason), but a record must never
             // claim `none` for bytes that differ.
             ClipReason::ToolResultCharLimit
@@ -427,7 +428,12 @@ impl<'a> Packing<'a> {
             Body::Json(Value::Object(m)) if m.get("ok") == Some(&Value::Bool(false)));
         let observed = Observed {
             bytes: self.observed_bytes,
-            sha256: sha256(self.observed.as_bytes()),
+            sha256: {
+                let mut h = Sha256::new();
+                h.update(self.header.as_bytes());
+                h.update(self.observed.as_bytes());
+                h.finish()
+            },
             failed: failed(result.exit_code, result.timed_out) || ok_false,
         };
         span_record(
@@ -474,6 +480,11 @@ impl<'a> Packing<'a> {
             cut,
         }
     }
+}
+
+/// `text` is `head` followed by `tail`.
+fn is_concat(text: &str, head: &str, tail: &str) -> bool {
+    text.len() == head.len() + tail.len() && text.starts_with(head) && text.ends_with(tail)
 }
 
 /// The tool's name, the call's id and the command as the model and the span see them:
