@@ -3,10 +3,10 @@
 //! A regex engine would cost tens of kilobytes of wasm and would try every rule at every
 //! position. Secrets, though, announce themselves: every rule has a literal anchor (`sk-`,
 //! `ghp_`, `AKIA`, `xox`, `AIza`, `eyJ`, `-----BEGIN`, `Bearer`, `://`, a `=` or `:` after a
-//! key named like a secret, a digit that starts a number ...). [`ANCHORS`] lists the bytes
-//! that can begin one with the verifier each starts; the scan's byte table ([`ANCHOR`]) is
-//! derived from that list and its dispatch reads the verifier from the table, so the two
-//! cannot drift apart. Every other byte costs one table lookup. At an anchor, a small
+//! key named like a secret, a digit that starts a number ...). [`verifier_of`] names the
+//! verifier each byte starts; the scan's byte table ([`ANCHOR`]) is derived from it and its
+//! dispatch calls it, so the two cannot drift apart. Every other byte costs one table
+//! lookup. At an anchor, a small
 //! hand-written verifier reads the candidate and decides (charset, length, boundaries, mixed
 //! case, Luhn, a base64-decoded JWT header ...).
 //!
@@ -85,50 +85,44 @@ enum Verifier {
     Digits,
 }
 
-/// The bytes at which some rule can begin, with the verifier each starts: the one list the
-/// scan's skip test and its dispatch both read (through [`ANCHOR`]). A rule whose first
-/// byte is missing here is never looked for; the tests check every rule is found from the
-/// anchor it names.
-const ANCHORS: [(&[u8], Verifier); 16] = [
-    (b"s", Verifier::AtS),
-    (b"r", Verifier::StripeRestricted),
-    (b"w", Verifier::StripeWebhook),
-    (b"g", Verifier::Github),
-    (b"A", Verifier::AtUpperA),
-    (b"x", Verifier::Slack),
-    (b"e", Verifier::Jwt),
-    (b"-", Verifier::Dash),
-    (b"Bb", Verifier::AuthScheme),
-    (b"T", Verifier::OpenaiInfix),
-    (b"h", Verifier::SlackWebhook),
-    (b":", Verifier::Colon),
-    (b"=", Verifier::KeyValue),
-    (b"@", Verifier::Email),
-    (b"d", Verifier::DataUri),
-    (b"0123456789", Verifier::Digits),
-];
+/// The verifier each byte starts: the one definition the scan's skip table ([`ANCHOR`]) and
+/// its dispatch ([`at_anchor`]) both read. A rule whose first byte has no arm here is never
+/// looked for; the tests check every rule is found from the anchor it names. The dispatch
+/// matches on this function of the byte (not on a table entry), so the compiler sees the
+/// byte behind each arm, as a match on the byte itself would let it.
+#[inline(always)]
+const fn verifier_of(b: u8) -> Verifier {
+    match b {
+        b's' => Verifier::AtS,
+        b'r' => Verifier::StripeRestricted,
+        b'w' => Verifier::StripeWebhook,
+        b'g' => Verifier::Github,
+        b'A' => Verifier::AtUpperA,
+        b'x' => Verifier::Slack,
+        b'e' => Verifier::Jwt,
+        b'-' => Verifier::Dash,
+        b'B' | b'b' => Verifier::AuthScheme,
+        b'T' => Verifier::OpenaiInfix,
+        b'h' => Verifier::SlackWebhook,
+        b':' => Verifier::Colon,
+        b'=' => Verifier::KeyValue,
+        b'@' => Verifier::Email,
+        b'd' => Verifier::DataUri,
+        b'0'..=b'9' => Verifier::Digits,
+        _ => Verifier::Skip,
+    }
+}
 
-/// [`ANCHORS`] as a byte table: one lookup per byte of text.
-static ANCHOR: [Verifier; 256] = anchor_table(&ANCHORS);
-
-/// Builds the byte table; a byte listed twice fails the build (one of its verifiers would
-/// never run).
-const fn anchor_table(list: &[(&[u8], Verifier)]) -> [Verifier; 256] {
-    let mut t = [Verifier::Skip; 256];
-    let mut i = 0;
-    while i < list.len() {
-        let (bytes, verifier) = list[i];
-        let mut j = 0;
-        while j < bytes.len() {
-            let b = bytes[j] as usize;
-            assert!(matches!(t[b], Verifier::Skip), "anchor byte listed twice");
-            t[b] = verifier;
-            j += 1;
-        }
-        i += 1;
+/// [`verifier_of`] as a byte table: whether a byte can begin a rule costs one lookup.
+static ANCHOR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = !matches!(verifier_of(b as u8), Verifier::Skip);
+        b += 1;
     }
     t
-}
+};
 
 /// Appends every finding in `s` to `out` (unsorted, possibly overlapping).
 ///
@@ -165,12 +159,11 @@ fn scan_range(
 ) -> usize {
     let mut i = from;
     while i < until {
-        let verifier = ANCHOR[s[i] as usize];
-        if verifier == Verifier::Skip {
+        if !ANCHOR[s[i] as usize] {
             i += 1;
             continue;
         }
-        let next = at_anchor(s, i, verifier, cfg, out, memo, data);
+        let next = at_anchor(s, i, cfg, out, memo, data);
         i = match next {
             Some(n) if n > i => n,
             _ => i + 1,
@@ -179,8 +172,8 @@ fn scan_range(
     i
 }
 
-/// Runs `verifier` (the anchor table's entry for the byte at `i`): the findings it makes,
-/// and where to resume (`None`: at `i + 1`). `data` is false inside a `data:` payload's
+/// Runs the verifier the byte at `i` starts ([`verifier_of`]): the findings it makes, and
+/// where to resume (`None`: at `i + 1`). `data` is false inside a `data:` payload's
 /// first bytes, which are checked for tokens but must not start another payload skip.
 /// Inlined: it runs at every anchor byte (`s`, `e`, `r` ... are common letters), where a
 /// call would cost more than most verifiers' first check.
@@ -188,13 +181,12 @@ fn scan_range(
 fn at_anchor(
     s: &[u8],
     i: usize,
-    verifier: Verifier,
     cfg: &Cfg,
     out: &mut Vec<Finding>,
     memo: &mut Memo,
     data: bool,
 ) -> Option<usize> {
-    match verifier {
+    match verifier_of(s[i]) {
         Verifier::Skip => None,
         Verifier::AtS => at_s(s, i, cfg, out),
         Verifier::StripeRestricted => stripe(s, i, cfg, out, &[b"rk_live_", b"rk_test_"]),
@@ -1264,9 +1256,8 @@ mod tests {
     fn every_rule_is_found_from_an_anchor_in_the_table() {
         let samples = anchored_samples();
         for (anchor, text, rule) in &samples {
-            assert_ne!(
+            assert!(
                 ANCHOR[*anchor as usize],
-                Verifier::Skip,
                 "{rule:?}: {:?} is not an anchor byte",
                 *anchor as char
             );
@@ -1283,20 +1274,20 @@ mod tests {
                 "{rule:?} has no anchored sample"
             );
         }
-        // Every verifier the list names is reached from some sample's anchor byte (the data
+        // Every verifier a byte starts is reached from some sample's anchor byte (the data
         // URI skip finds nothing: the test below).
-        for (_, verifier) in ANCHORS {
-            let reached = verifier == Verifier::DataUri
-                || samples
-                    .iter()
-                    .any(|(b, _, _)| ANCHOR[*b as usize] == verifier);
+        for b in 0..=255u8 {
+            let verifier = verifier_of(b);
+            let reached = matches!(verifier, Verifier::Skip | Verifier::DataUri)
+                || samples.iter().any(|(a, _, _)| verifier_of(*a) == verifier);
             assert!(reached, "{verifier:?} has no sample");
         }
     }
 
     #[test]
     fn a_data_uri_payload_is_skipped_from_its_anchor() {
-        assert_eq!(ANCHOR[b'd' as usize], Verifier::DataUri);
+        assert!(ANCHOR[b'd' as usize]);
+        assert_eq!(verifier_of(b'd'), Verifier::DataUri);
         // Past the payload's first 128 bytes, a key id lookalike is image data.
         let text = format!(
             "src=\"data:image/png;base64,{}/AKIAQ3EGRWXYZ7MNB2LD/{}\" ok",
