@@ -19,7 +19,10 @@
 //!
 //! Fields it skips are still parsed as the tree reader parses them (`deserialize_any`: a
 //! number out of range or a lone surrogate fails both), not skimmed like
-//! [`serde::de::IgnoredAny`], so input the tree reader rejects never passes here.
+//! [`serde::de::IgnoredAny`], so input the tree reader rejects never passes here. Objects
+//! and arrays are asked for as such (`deserialize_map`, `deserialize_seq`), not through
+//! `deserialize_any`: each visitor type instantiates what it calls, and `deserialize_any`,
+//! with its number parsing, is the large one (the wasm module is smaller for it).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -170,7 +173,7 @@ impl<'de> Deserialize<'de> for Request {
                 Ok(Request { spans })
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_map(V)
     }
 }
 
@@ -186,7 +189,7 @@ struct List<'a, T>(&'a mut T);
 impl<'de, T: EachObject<'de>> DeserializeSeed<'de> for List<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+        d.deserialize_option(self)
     }
 }
 
@@ -195,8 +198,11 @@ impl<'de, T: EachObject<'de>> Visitor<'de> for List<'_, T> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an array of objects or null")
     }
-    fn visit_unit<E: Error>(self) -> Result<(), E> {
+    fn visit_none<E: Error>(self) -> Result<(), E> {
         Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while seq.next_element_seed(ListItem(&mut *self.0))?.is_some() {}
@@ -210,7 +216,7 @@ struct ListItem<'a, T>(&'a mut T);
 impl<'de, T: EachObject<'de>> DeserializeSeed<'de> for ListItem<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+        d.deserialize_map(self)
     }
 }
 
@@ -315,17 +321,18 @@ impl<'de> EachObject<'de> for Spans<'_> {
                     once(&mut seen.name)?;
                     span.name = map.next_value::<Option<Str>>()?.map(|s| s.0.into_owned());
                 }
+                // Times and status are small values, read by the tree reader's own functions.
                 "startTimeUnixNano" | "start_time_unix_nano" => {
                     once(&mut seen.start)?;
-                    start = map.next_value::<Nanos>()?.0;
+                    start = otlp::nanos(&map.next_value::<Value>()?);
                 }
                 "endTimeUnixNano" | "end_time_unix_nano" => {
                     once(&mut seen.end)?;
-                    end = map.next_value::<Nanos>()?.0;
+                    end = otlp::nanos(&map.next_value::<Value>()?);
                 }
                 "status" => {
                     once(&mut seen.status)?;
-                    code = map.next_value::<Option<Status>>()?.and_then(|s| s.0);
+                    code = otlp::status_code(Some(&map.next_value::<Value>()?));
                 }
                 "attributes" => {
                     once(&mut seen.attributes)?;
@@ -364,112 +371,6 @@ impl<'de> Deserialize<'de> for Id {
         Ok(Id(text
             .map(|s| s.0.trim().to_string())
             .filter(|s| !s.is_empty())))
-    }
-}
-
-/// A 64-bit time, as [`otlp`]'s `nanos`: a decimal string or a number (a negative or
-/// fractional number, or an unparsable string, reads as absent); `null` is absent.
-struct Nanos(Option<i128>);
-
-impl<'de> Deserialize<'de> for Nanos {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Nanos;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a time in nanoseconds")
-            }
-            fn visit_unit<E: Error>(self) -> Result<Nanos, E> {
-                Ok(Nanos(None))
-            }
-            fn visit_str<E: Error>(self, s: &str) -> Result<Nanos, E> {
-                Ok(Nanos(s.trim().parse().ok()))
-            }
-            fn visit_u64<E: Error>(self, n: u64) -> Result<Nanos, E> {
-                Ok(Nanos(Some(n.into())))
-            }
-            // A tree holds a non-negative i64 as an unsigned number.
-            fn visit_i64<E: Error>(self, n: i64) -> Result<Nanos, E> {
-                Ok(Nanos((n >= 0).then_some(n.into())))
-            }
-            fn visit_f64<E: Error>(self, _: f64) -> Result<Nanos, E> {
-                Ok(Nanos(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// A span's status object: its `code` as `ok` or `error` (other codes, and other types of
-/// code, read as unset).
-struct Status(Option<&'static str>);
-
-impl<'de> Deserialize<'de> for Status {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Status;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a status object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Status, A::Error> {
-                let (mut code, mut seen) = (None, false);
-                while let Some(key) = map.next_key::<Str>()? {
-                    if &*key.0 == "code" {
-                        once(&mut seen)?;
-                        code = map.next_value::<Code>()?.0;
-                    } else {
-                        map.next_value::<Skip>()?;
-                    }
-                }
-                Ok(Status(code))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-struct Code(Option<&'static str>);
-
-impl<'de> Deserialize<'de> for Code {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        fn number(n: u64) -> Code {
-            Code(match n {
-                2 => Some("error"),
-                1 => Some("ok"),
-                _ => None,
-            })
-        }
-        impl<'de> Visitor<'de> for V {
-            type Value = Code;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a status code")
-            }
-            fn visit_unit<E: Error>(self) -> Result<Code, E> {
-                Ok(Code(None))
-            }
-            fn visit_bool<E: Error>(self, _: bool) -> Result<Code, E> {
-                Ok(Code(None))
-            }
-            fn visit_u64<E: Error>(self, n: u64) -> Result<Code, E> {
-                Ok(number(n))
-            }
-            fn visit_i64<E: Error>(self, n: i64) -> Result<Code, E> {
-                Ok(u64::try_from(n).map_or(Code(None), number))
-            }
-            fn visit_f64<E: Error>(self, _: f64) -> Result<Code, E> {
-                Ok(Code(None))
-            }
-            fn visit_str<E: Error>(self, s: &str) -> Result<Code, E> {
-                Ok(Code(match s {
-                    "STATUS_CODE_ERROR" => Some("error"),
-                    "STATUS_CODE_OK" => Some("ok"),
-                    _ => None,
-                }))
-            }
-        }
-        d.deserialize_any(V)
     }
 }
 
