@@ -68,6 +68,7 @@ mod openai_agents;
 mod openinference;
 mod otel;
 mod otlp;
+mod otlp_json;
 mod phoenix;
 mod pyrepr;
 mod reader;
