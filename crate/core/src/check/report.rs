@@ -7,6 +7,8 @@
 
 use crate::intern::Interner;
 
+use super::rows::{NewRow, Rows, PACKED_BYTES};
+
 use serde::{Deserialize, Serialize};
 
 use super::classify::{
@@ -21,7 +23,9 @@ use crate::span::{InvalidKind, LazyText, SpanRecord, SpanView};
 /// non-trace file of millions of lines must not exhaust memory describing itself.
 pub const MAX_LISTED: usize = 1000;
 
-/// One classified tool span.
+/// One classified tool span, with owned fields. A report keeps its rows packed ([`Rows`]);
+/// this is what [`Rows::row`] and [`super::RowRef::to_row`] hand out, and what a report's
+/// JSON holds per row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// 1-based line number in the input.
@@ -219,8 +223,8 @@ impl Default for Limits {
 /// The memory a kept span fact costs beyond its id: its rollup node and the two lengths the
 /// tool medians need.
 pub const SPAN_FACT_BYTES: u64 = (std::mem::size_of::<Node>() + 2 * 8) as u64;
-/// The memory a listed row costs beyond its text fields.
-pub const ROW_BYTES: u64 = std::mem::size_of::<Row>() as u64;
+/// The memory a listed row costs beyond its texts (and 4 bytes per item of its lists).
+pub const ROW_BYTES: u64 = PACKED_BYTES;
 /// What a new entry of a name table (tool, builder, parent id) costs beyond its text.
 const NAME_BYTES: u64 = 48;
 
@@ -253,8 +257,8 @@ pub struct Report {
     /// Layout and conventions of a trace-format input; absent for seed-000 span JSONL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_as: Option<ReadAs>,
-    /// Rows in priority order (worst first), then by line.
-    pub rows: Vec<Row>,
+    /// Rows in priority order (worst first), then by line, kept compactly (see [`Rows`]).
+    pub rows: Rows,
     pub counts: Counts,
     pub invalid: Vec<Invalid>,
     pub skipped: Vec<Skipped>,
@@ -320,9 +324,8 @@ pub struct ReportBuilder {
     options: CheckOptions,
     format: String,
     read_as: Option<ReadAs>,
-    /// Rows by status priority (worst first), each in arrival order: the report's order
-    /// without moving a row more than once at the end.
-    rows: [Vec<Row>; Status::ALL.len()],
+    /// Listed rows in arrival order, put in the report's order at the end.
+    rows: Rows,
     counts: Counts,
     invalid: Vec<Invalid>,
     skipped: Vec<Skipped>,
@@ -508,29 +511,30 @@ impl ReportBuilder {
         if keep && !self.keep_row(line, row_cost(rec, &verdict, &provenance.notes)) {
             self.not_kept.rows += 1;
         } else if keep {
-            // Straight from the view: the row has no `status` text, and `name` is the
-            // checked one; owning the whole record first copied both only to drop them.
-            let name = crate::bytes::to_string(name);
-            self.rows[usize::from(verdict.status.priority())].push(Row {
+            // Straight from the view into the packed rows: no `String` per field.
+            let preview = rec.injected_preview.as_ref().map(LazyText::decode);
+            self.rows.push(NewRow {
                 line,
-                span_id: owned(rec.span_id.take()),
-                parent_id: owned(rec.parent_id.take()),
-                name,
                 status: verdict.status,
-                detail: verdict.detail,
+                texts: [
+                    rec.span_id.as_deref(),
+                    rec.parent_id.as_deref(),
+                    Some(name),
+                    rec.clip_reason.as_deref(),
+                    rec.sha256_observed.as_deref(),
+                    rec.sha256_injected.as_deref(),
+                    preview.as_deref(),
+                    rec.prompt_builder_version.as_deref(),
+                ],
                 observed_bytes: rec.observed_bytes,
                 injected_bytes: rec.injected_bytes,
                 injected_tokens: rec.injected_tokens,
-                clip_ratio,
-                clip_reason: owned(rec.clip_reason.take()),
-                sha256_observed: owned(rec.sha256_observed.take()),
-                sha256_injected: owned(rec.sha256_injected.take()),
-                injected_preview: rec.injected_preview.take().map(LazyText::into_owned),
-                prompt_builder_version: owned(rec.prompt_builder_version.take()),
                 model_context_limit_tokens: rec.model_context_limit_tokens,
-                warnings: verdict.warnings,
+                clip_ratio,
+                detail: &verdict.detail,
+                warnings: &verdict.warnings,
+                notes: &provenance.notes,
                 join: provenance.join,
-                notes: provenance.notes,
                 injected_tokens_estimated: provenance.injected_tokens_estimated,
             });
         }
@@ -644,7 +648,8 @@ impl ReportBuilder {
 
     pub fn finish(mut self) -> Report {
         let nothing_checked = (self.counts.total == 0).then(|| self.nothing_checked());
-        let rows = by_priority(std::mem::take(&mut self.rows));
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort();
         let flagged = std::mem::take(&mut self.flagged_children);
         let rollup = self.rollup(flagged);
         let counts = self.counts;
@@ -945,7 +950,7 @@ fn row_cost(rec: &SpanView<'_>, verdict: &Verdict, notes: &[String]) -> u64 {
     let lists = (verdict.detail.iter())
         .chain(&verdict.warnings)
         .chain(notes)
-        .map(|t| t.len() + 24)
+        .map(|t| t.len() + 4)
         .sum::<usize>();
     let fields = text(&rec.span_id)
         + text(&rec.parent_id)
@@ -978,27 +983,6 @@ fn median(values: &mut [u64]) -> Option<f64> {
         let lower = below.iter().copied().max().unwrap_or(middle);
         (lower as f64 + middle as f64) / 2.0
     })
-}
-
-/// The rows in the order the seed asks for, worst first, then by line: the buckets end to
-/// end. Span JSONL rows arrive in line order; trace-format rows arrive as their tool calls
-/// are joined, so a bucket out of line order is sorted (stably).
-fn by_priority(buckets: [Vec<Row>; Status::ALL.len()]) -> Vec<Row> {
-    let total = buckets.iter().map(Vec::len).sum();
-    let mut out = Vec::new();
-    for mut bucket in buckets {
-        if !bucket.windows(2).all(|w| w[0].line <= w[1].line) {
-            crate::sort::sort_by_key(&mut bucket, |r| r.line);
-        }
-        if out.is_empty() && bucket.capacity() >= total {
-            // A bucket that can hold every row becomes the output: no move at all.
-            out = bucket;
-        } else if !bucket.is_empty() {
-            out.reserve_exact(total - out.len());
-            out.append(&mut bucket);
-        }
-    }
-    out
 }
 
 impl Sink for ReportBuilder {
