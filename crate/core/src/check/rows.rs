@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::classify::Status;
 use super::report::Row;
+use crate::intern::Interner;
 use crate::record::Join;
 
 /// Records per block: blocks never move once allocated, so the rows grow without the
@@ -22,6 +23,16 @@ const BLOCK_ROWS: usize = 4096;
 const CHUNK_BYTES: usize = 1 << 20;
 /// A text field that is absent.
 const NONE: u32 = u32::MAX;
+/// A text field's slot with this bit set holds an index into [`Rows::shared`], not a length.
+const SHARED: u32 = 1 << 31;
+/// Texts shared between rows: at most this many distinct ones, each at most
+/// [`MAX_SHARED_LEN`] bytes, so a run whose texts never repeat wastes at most a few MB.
+const MAX_SHARED: usize = 1 << 16;
+const MAX_SHARED_LEN: usize = 128;
+/// The fields worth sharing: parent_id, name, clip_reason, injected_preview and
+/// prompt_builder_version repeat across rows (a turn's tool calls, a handful of tools, the
+/// closed enum, a builder per deploy, the same file read again); ids and digests do not.
+const SHARED_FIELDS: [bool; FIELDS] = [false, true, true, true, false, false, true, true];
 
 /// The text fields of a row, in the arena in this order: span_id, parent_id, name,
 /// clip_reason, sha256_observed, sha256_injected, injected_preview, prompt_builder_version;
@@ -37,7 +48,8 @@ struct Packed {
     /// Where the row's text starts: arena chunk and byte offset.
     chunk: u32,
     offset: u32,
-    /// Lengths of the text fields ([`NONE`] when absent).
+    /// Lengths of the text fields in the arena ([`NONE`] when absent), or with [`SHARED`]
+    /// set, indexes into [`Rows::shared`].
     lens: [u32; FIELDS],
     /// Where this row's list item lengths start in [`Rows::item_lens`].
     items: u32,
@@ -57,6 +69,8 @@ pub struct Rows {
     arena: Vec<String>,
     /// Lengths of the list items (detail, warnings, notes) of every row, end to end.
     item_lens: Vec<u32>,
+    /// Short texts that repeat across rows, stored once.
+    shared: Interner,
     /// The report's order: indexes of records. Empty while rows are being added (then the
     /// order is the arrival order).
     order: Vec<u32>,
@@ -291,12 +305,31 @@ impl Rows {
     /// Adds a row at the end (in arrival order; [`Rows::sort`] puts them in the report's).
     pub(super) fn push(&mut self, row: NewRow<'_>) {
         let lists = [row.detail, row.warnings, row.notes];
-        let text_len: usize = row.texts.iter().flatten().map(|t| t.len()).sum::<usize>()
-            + lists
-                .iter()
-                .flat_map(|l| l.iter())
-                .map(String::len)
-                .sum::<usize>();
+        let mut lens = [NONE; FIELDS];
+        let mut text_len = 0;
+        for ((len, text), share) in lens.iter_mut().zip(row.texts).zip(SHARED_FIELDS) {
+            let Some(text) = text else { continue };
+            let shared = if !share || text.len() > MAX_SHARED_LEN {
+                None
+            } else if self.shared.len() < MAX_SHARED {
+                Some(self.shared.intern(text))
+            } else {
+                self.shared.find(text)
+            };
+            match shared {
+                Some(i) => *len = SHARED | i,
+                None => {
+                    // A text field comes from one line (at most 128 MiB): far below 2 GiB.
+                    *len = text.len() as u32 & !SHARED;
+                    text_len += text.len();
+                }
+            }
+        }
+        text_len += lists
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(String::len)
+            .sum::<usize>();
         let room = self
             .arena
             .last()
@@ -308,11 +341,9 @@ impl Rows {
         let chunk = self.arena.len() - 1;
         let arena = &mut self.arena[chunk];
         let offset = arena.len() as u32;
-        let mut lens = [NONE; FIELDS];
-        for (len, text) in lens.iter_mut().zip(row.texts) {
-            if let Some(text) = text {
+        for (&len, text) in lens.iter().zip(row.texts) {
+            if let Some(text) = text.filter(|_| len & SHARED == 0) {
                 crate::bytes::push_str(arena, text);
-                *len = text.len() as u32;
             }
         }
         let items = self.item_lens.len() as u32;
@@ -396,7 +427,11 @@ impl Rows {
         let mut at = 0;
         let mut texts = [None; FIELDS];
         for (slot, &len) in texts.iter_mut().zip(&p.lens) {
-            if len != NONE {
+            if len == NONE {
+                continue;
+            } else if len & SHARED != 0 {
+                *slot = Some(self.shared.name(len & !SHARED));
+            } else {
                 *slot = Some(&text[at..at + len as usize]);
                 at += len as usize;
             }
@@ -522,5 +557,78 @@ impl Serialize for Rows {
 impl<'de> Deserialize<'de> for Rows {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Rows, D::Error> {
         Vec::<Row>::deserialize(deserializer).map(Rows::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn new_row<'a>(
+        line: u64,
+        texts: [Option<&'a str>; FIELDS],
+        detail: &'a [String],
+    ) -> NewRow<'a> {
+        NewRow {
+            line,
+            status: Status::Ok,
+            texts,
+            observed_bytes: Some(line),
+            injected_bytes: None,
+            injected_tokens: Some(0),
+            model_context_limit_tokens: None,
+            clip_ratio: None,
+            detail,
+            warnings: &[],
+            notes: &[],
+            join: None,
+            injected_tokens_estimated: false,
+        }
+    }
+
+    #[test]
+    fn texts_past_the_shared_table_are_stored_inline() {
+        let mut rows = Rows::default();
+        let n = MAX_SHARED + 500;
+        let detail = ["ratio=0.50".to_string(), String::new()];
+        let long = "x".repeat(MAX_SHARED_LEN + 1);
+        for i in 0..n {
+            let parent = format!("p{i}");
+            let id = format!("s{i}");
+            rows.push(new_row(
+                i as u64 + 1,
+                [
+                    Some(&id),
+                    Some(&parent),
+                    Some("read"),
+                    None,
+                    Some(""),
+                    None,
+                    Some(&long),
+                    Some("v1"),
+                ],
+                &detail[..i % 3],
+            ));
+        }
+        rows.sort();
+        assert!(rows.shared.len() <= MAX_SHARED);
+        assert_eq!(rows.len(), n);
+        for i in [0, 1, MAX_SHARED - 3, MAX_SHARED + 7, n - 1] {
+            let r = rows.get(i).unwrap();
+            assert_eq!(r.line, i as u64 + 1);
+            assert_eq!(r.span_id, Some(format!("s{i}").as_str()));
+            assert_eq!(r.parent_id, Some(format!("p{i}").as_str()));
+            assert_eq!(
+                (r.name, r.clip_reason, r.sha256_observed),
+                ("read", None, Some(""))
+            );
+            assert_eq!(r.injected_preview, Some(long.as_str()));
+            assert_eq!(r.prompt_builder_version, Some("v1"));
+            assert_eq!(r.detail.to_vec(), &detail[..i % 3]);
+            assert_eq!(
+                (r.observed_bytes, r.injected_bytes),
+                (Some(i as u64 + 1), None)
+            );
+        }
     }
 }
