@@ -32,6 +32,9 @@ test('the renderings written piece by piece are the one-shot ones (what the CLI 
       };
       assert.equal(report.jsonHead() + ranges((a, b) => report.jsonRows(a, b)) + report.jsonTail(), report.json(), name);
       assert.equal(ranges((a, b) => report.jsonlRows(a, b)), report.jsonl(), name);
+      let rollup = '';
+      for (let from = 0; from <= report.rollupCount; from += 1) rollup += report.jsonRollup(from, from + 1);
+      assert.equal(report.jsonMiddle() + rollup + report.jsonEnd(), report.jsonTail(), name);
       assert.equal(report.tableHead() + ranges((a, b) => report.tableRows(a, b)) + report.tableTail(), report.table(), name);
       assert.equal(JSON.parse(report.json()).rows.length, n);
       report.free();

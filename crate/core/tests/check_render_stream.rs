@@ -65,7 +65,16 @@ fn inputs() -> Vec<(&'static str, Vec<u8>, CheckOptions)> {
 
 /// Rows in ranges of `step` (and one range past the end, which must add nothing).
 fn pieces(report: &Report, step: usize, range: fn(&Report, usize, usize) -> String) -> String {
-    let n = report.rows.len();
+    pieces_of(report, report.rows.len(), step, range)
+}
+
+/// The first `n` items in ranges of `step`, then one range past the end.
+fn pieces_of(
+    report: &Report,
+    n: usize,
+    step: usize,
+    range: fn(&Report, usize, usize) -> String,
+) -> String {
     let mut out = String::new();
     let mut from = 0;
     while from < n {
@@ -80,6 +89,9 @@ fn pieces(report: &Report, step: usize, range: fn(&Report, usize, usize) -> Stri
 fn streamed_renderings_equal_the_one_shot_ones() {
     for (name, input, options) in inputs() {
         let report = check_bytes(&input, options);
+        if name.starts_with("many") {
+            assert!(report.rollup.len() > 10, "{name}: the rollup is exercised");
+        }
         let whole_json = serde_json::to_string_pretty(&report).unwrap();
         assert_eq!(render::json(&report), whole_json, "{name}");
         for step in [1, 2, 7, 1000] {
@@ -87,6 +99,10 @@ fn streamed_renderings_equal_the_one_shot_ones() {
                 + &pieces(&report, step, render::json_rows)
                 + &render::json_tail(&report);
             assert_eq!(json, whole_json, "{name}, step {step}");
+            let tail = render::json_middle(&report)
+                + &pieces_of(&report, report.rollup.len(), step, render::json_rollup)
+                + &render::json_end(&report);
+            assert_eq!(tail, render::json_tail(&report), "{name}, step {step}");
             let jsonl = pieces(&report, step, render::jsonl_rows);
             assert_eq!(jsonl, render::jsonl(&report), "{name}, step {step}");
             let table = render::table_head()

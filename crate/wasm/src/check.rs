@@ -444,6 +444,32 @@ impl CheckReport {
         render::json_tail(&self.report)
     }
 
+    /// How many rollup entries the report lists: the range `jsonRollup` takes.
+    #[wasm_bindgen(getter, js_name = rollupCount)]
+    pub fn rollup_count(&self) -> u32 {
+        self.report.rollup.len() as u32
+    }
+
+    /// `jsonTail()` in pieces: the rows' close up to `"rollup": [`. `jsonMiddle() +
+    /// jsonRollup(0, rollupCount) + jsonEnd()` is `jsonTail()`.
+    #[wasm_bindgen(js_name = jsonMiddle)]
+    pub fn json_middle(&self) -> String {
+        render::json_middle(&self.report)
+    }
+
+    /// Rollup entries `from` to `to` (exclusive; clamped to `rollupCount`) of the JSON
+    /// report, each after its separator.
+    #[wasm_bindgen(js_name = jsonRollup)]
+    pub fn json_rollup(&self, from: u32, to: u32) -> String {
+        render::json_rollup(&self.report, from as usize, to as usize)
+    }
+
+    /// The rest of the JSON report after its rollup.
+    #[wasm_bindgen(js_name = jsonEnd)]
+    pub fn json_end(&self) -> String {
+        render::json_end(&self.report)
+    }
+
     /// The JSONL lines of rows `from` to `to` (exclusive; clamped to `rowCount`).
     #[wasm_bindgen(js_name = jsonlRows)]
     pub fn jsonl_rows(&self, from: u32, to: u32) -> String {

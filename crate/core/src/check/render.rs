@@ -252,10 +252,20 @@ pub fn json_rows(report: &Report, from: usize, to: usize) -> String {
 }
 
 /// The end of the pretty JSON report: the rows array's close, the fields after it, and the
-/// report's closing brace (no newline after it, as `serde_json` writes it).
+/// report's closing brace (no newline after it, as `serde_json` writes it). The same text as
+/// [`json_middle`] + [`json_rollup`] over every rollup entry + [`json_end`]: the rollup lists
+/// a parent per turn or agent that hides a failure, as many as a tenth of the rows.
 pub fn json_tail(report: &Report) -> String {
+    let mut out = json_middle(report);
+    out.push_str(&json_rollup(report, 0, report.rollup.len()));
+    out.push_str(&json_end(report));
+    out
+}
+
+/// The rows array's close, the fields between the rows and the rollup, and `"rollup": [`.
+pub fn json_middle(report: &Report) -> String {
     #[derive(Serialize)]
-    struct Tail<'a> {
+    struct Middle<'a> {
         counts: &'a super::Counts,
         invalid: &'a [crate::record::Invalid],
         skipped: &'a [crate::record::Skipped],
@@ -263,14 +273,8 @@ pub fn json_tail(report: &Report) -> String {
         clip_histogram: &'a super::ClipHistogram,
         tools: &'a [super::ToolStats],
         builders: &'a [super::BuilderStats],
-        rollup: &'a [super::Rollup],
-        flagged_only: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        nothing_checked: &'a Option<String>,
-        not_kept: &'a super::NotKept,
-        exit_code: i32,
     }
-    let tail = pretty(&Tail {
+    let middle = pretty(&Middle {
         counts: &report.counts,
         invalid: &report.invalid,
         skipped: &report.skipped,
@@ -278,11 +282,6 @@ pub fn json_tail(report: &Report) -> String {
         clip_histogram: &report.clip_histogram,
         tools: &report.tools,
         builders: &report.builders,
-        rollup: &report.rollup,
-        flagged_only: report.flagged_only,
-        nothing_checked: &report.nothing_checked,
-        not_kept: &report.not_kept,
-        exit_code: report.exit_code,
     });
     // An empty array closes on its own line's bracket; a full one on a new line.
     let mut out = String::from(if report.rows.is_empty() {
@@ -290,8 +289,48 @@ pub fn json_tail(report: &Report) -> String {
     } else {
         "\n  ],"
     });
-    // The tail's fields without its opening `{`.
-    out.push_str(&tail[1..]);
+    // The fields without the braces around them.
+    out.push_str(&middle[1..middle.len() - 2]);
+    out.push_str(",\n  \"rollup\": [");
+    out
+}
+
+/// Rollup entries `from..to` (clamped to the entries there are), each after its separator,
+/// indented as elements of the report's `rollup` array.
+pub fn json_rollup(report: &Report, from: usize, to: usize) -> String {
+    let to = to.min(report.rollup.len());
+    let from = from.min(to);
+    let mut out = String::new();
+    for (i, entry) in report.rollup[from..to].iter().enumerate() {
+        out.push_str(if from + i == 0 { "\n    " } else { ",\n    " });
+        indent(&mut out, &pretty(entry), "\n    ");
+    }
+    out
+}
+
+/// The rollup's close, the fields after it, and the report's closing brace.
+pub fn json_end(report: &Report) -> String {
+    #[derive(Serialize)]
+    struct End<'a> {
+        flagged_only: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        nothing_checked: &'a Option<String>,
+        not_kept: &'a super::NotKept,
+        exit_code: i32,
+    }
+    let end = pretty(&End {
+        flagged_only: report.flagged_only,
+        nothing_checked: &report.nothing_checked,
+        not_kept: &report.not_kept,
+        exit_code: report.exit_code,
+    });
+    let mut out = String::from(if report.rollup.is_empty() {
+        "],"
+    } else {
+        "\n  ],"
+    });
+    // The fields and the closing brace, without the opening one.
+    out.push_str(&end[1..]);
     out
 }
 

@@ -81,7 +81,9 @@ export async function run(args, { toolslice, stdout, stderr }) {
       } else if (values.json) {
         await out.add(report.jsonHead());
         await out.rows(report, (from, to) => report.jsonRows(from, to));
-        await out.add(report.jsonTail() + '\n');
+        await out.add(report.jsonMiddle());
+        await out.rows(report, (from, to) => report.jsonRollup(from, to), report.rollupCount);
+        await out.add(report.jsonEnd() + '\n');
       } else {
         await out.add((i > 0 ? '\n' : '') + (files.length > 1 ? `== ${file}\n` : '') + report.tableHead());
         await out.rows(report, (from, to) => report.tableRows(from, to));
@@ -114,8 +116,7 @@ class Output {
     this.length += text.length;
     if (this.length >= WRITE_BYTES) await this.flush();
   }
-  async rows(report, render) {
-    const n = report.rowCount;
+  async rows(report, render, n = report.rowCount) {
     for (let from = 0; from < n; from += ROWS_PER_PIECE) await this.add(render(from, from + ROWS_PER_PIECE));
   }
   async flush() {
