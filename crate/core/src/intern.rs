@@ -13,7 +13,7 @@
 
 use crate::bytes::eq;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Interner {
     /// Every name, end to end, in index order.
     text: String,
@@ -134,6 +134,7 @@ impl Interner {
     }
 }
 
+#[derive(Clone)]
 struct Entry {
     start: u32,
     len: u32,

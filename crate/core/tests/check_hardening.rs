@@ -32,9 +32,9 @@ fn control_characters_are_escaped_in_the_table() {
     );
     // The skipped line's id is not shown, but its reason is; the rollup names the parent.
     assert!(table.contains(r"# parent p\x9b1m (ok)"), "{table}");
-    assert_eq!(r.rows[0].status, Status::SilentClip);
+    assert_eq!(r.rows.row(0).status, Status::SilentClip);
     // The data itself is kept verbatim: only the rendering escapes.
-    assert_eq!(r.rows[0].span_id.as_deref(), Some("t1\u{1b}[2J"));
+    assert_eq!(r.rows.row(0).span_id.as_deref(), Some("t1\u{1b}[2J"));
 }
 
 #[test]
@@ -300,7 +300,7 @@ proptest! {
             })
             .collect();
         got.sort();
-        let want = naive_rollup(&r.rows);
+        let want = naive_rollup(&r.rows.to_vec());
         prop_assert_eq!(got, want, "{}", input);
     }
 }

@@ -177,6 +177,7 @@ proptest! {
         // Rows come in priority order, then line order.
         prop_assert!(r
             .rows
+            .to_vec()
             .windows(2)
             .all(|w| (w[0].status, w[0].line) < (w[1].status, w[1].line)));
         // Invalid entries name a line that exists.
@@ -220,7 +221,7 @@ proptest! {
             .rows
             .iter()
             .filter(|r| r.status != Status::Ok || !r.warnings.is_empty())
-            .cloned()
+            .map(|r| r.to_row())
             .collect();
         prop_assert_eq!(flagged.rows, want);
     }

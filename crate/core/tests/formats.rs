@@ -90,8 +90,8 @@ fn verdicts(report: &Report) -> BTreeMap<String, (Status, Vec<String>)> {
         .iter()
         .map(|r| {
             (
-                r.span_id.clone().expect("fixture rows have ids"),
-                (r.status, r.detail.clone()),
+                r.span_id.expect("fixture rows have ids").to_string(),
+                (r.status, r.detail.to_vec()),
             )
         })
         .collect()
@@ -131,21 +131,15 @@ fn every_fixture_has_the_verdicts_of_its_seed_equivalent() {
 #[test]
 fn rows_say_how_they_were_joined_and_why() {
     let report = check(&fixture("otlp-genai.json"), FormatOption::Auto);
-    let row = |id: &str| {
-        report
-            .rows
-            .iter()
-            .find(|r| r.span_id.as_deref() == Some(id))
-            .unwrap()
-    };
+    let row = |id: &str| report.rows.iter().find(|r| r.span_id == Some(id)).unwrap();
     let read = row("70010000000000a0");
     assert_eq!(read.join, Some(Join::ToolCallId));
     assert!(read.injected_tokens_estimated);
     assert_eq!(
-        read.injected_preview.as_deref(),
+        read.injected_preview,
         Some("app:\n  name: billing\n  env: production\ndatabase:\n  host: db.internal\n")
     );
-    assert_eq!(read.sha256_observed.as_ref().map(String::len), Some(64));
+    assert_eq!(read.sha256_observed.map(str::len), Some(64));
     assert!(row("70010000000000a5").notes[0].starts_with("not_received: "));
     assert!(row("70010000000000a4").notes[0].contains("gen_ai.tool.call.result is not recorded"));
     let notify = row("70010000000000a6");
@@ -631,11 +625,11 @@ fn lengths_at_sdk_attribute_limits_are_flagged() {
         )
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::Ok);
+    assert_eq!(r.rows.row(0).status, Status::Ok);
     assert!(
-        r.rows[0].warnings[0].contains("exactly 4096 characters"),
+        r.rows.row(0).warnings[0].contains("exactly 4096 characters"),
         "{:?}",
-        r.rows[0]
+        r.rows.row(0)
     );
     assert_eq!(r.counts.warned, 1);
 }
@@ -654,9 +648,14 @@ fn the_same_json_value_serialized_differently_is_not_a_clip() {
         )
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::Reformatted, "{:?}", r.rows[0]);
-    assert_eq!(r.rows[0].injected_bytes, r.rows[0].observed_bytes);
-    assert!(r.rows[0].notes[0].starts_with("reformatted: the model received the same data"));
+    assert_eq!(
+        r.rows.row(0).status,
+        Status::Reformatted,
+        "{:?}",
+        r.rows.row(0)
+    );
+    assert_eq!(r.rows.row(0).injected_bytes, r.rows.row(0).observed_bytes);
+    assert!(r.rows.row(0).notes[0].starts_with("reformatted: the model received the same data"));
     assert_eq!((r.exit_code, r.counts.reformatted), (0, 1));
 
     // Python's str(dict) sent to the model, json.dumps on the tool span: same data.
@@ -672,11 +671,17 @@ fn the_same_json_value_serialized_differently_is_not_a_clip() {
         )
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::Reformatted, "{:?}", r.rows[0]);
-    assert!(
-        r.rows[0].notes[0].contains("(JSON observed, 36 bytes; Python repr injected, 36 bytes)"),
+    assert_eq!(
+        r.rows.row(0).status,
+        Status::Reformatted,
         "{:?}",
-        r.rows[0].notes
+        r.rows.row(0)
+    );
+    assert!(
+        r.rows.row(0).notes[0]
+            .contains("(JSON observed, 36 bytes; Python repr injected, 36 bytes)"),
+        "{:?}",
+        r.rows.row(0).notes
     );
     // Different data in another syntax is still what it is: not the same value.
     let input = otlp(serde_json::json!([
@@ -691,7 +696,7 @@ fn the_same_json_value_serialized_differently_is_not_a_clip() {
         )
     ]));
     assert_eq!(
-        check(&input, FormatOption::Auto).rows[0].status,
+        check(&input, FormatOption::Auto).rows.row(0).status,
         Status::SilentClip
     );
 }
@@ -720,8 +725,8 @@ fn structured_attribute_values_are_read() {
         chat
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::SilentClip);
-    assert_eq!(r.rows[0].detail, ["ratio=0.50"]);
+    assert_eq!(r.rows.row(0).status, Status::SilentClip);
+    assert_eq!(r.rows.row(0).detail, ["ratio=0.50"]);
 }
 
 /// The shape Langfuse documents for `GET /api/public/observations`: `{data, meta}` with the
@@ -768,7 +773,7 @@ fn langfuse_public_api_observations() {
     );
     assert_eq!(r.format, "langfuse");
     assert_eq!(r.rows.len(), 1, "{:?}", r.invalid);
-    let row = &r.rows[0];
+    let row = &r.rows.row(0);
     assert_eq!(
         (row.status, row.join),
         (Status::SilentClip, Some(Join::ToolCallId))

@@ -41,7 +41,7 @@ fn check(spans: &[SpanRecord]) -> toolslice::check::Report {
 fn assert_checks(packed: &Packed) {
     let report = check(std::slice::from_ref(&packed.span));
     assert_eq!(report.exit_code, 0, "{:?}", packed.span);
-    let status = report.rows[0].status;
+    let status = report.rows.row(0).status;
     assert!(
         matches!(status, Status::Ok | Status::Clipped),
         "{status:?}: {:?}",
