@@ -109,7 +109,7 @@ impl Interner {
             .collect()
     }
 
-    #[inline(always)]
+    #[cfg_attr(feature = "speed", inline(always))]
     fn bytes(&self, e: &Entry) -> &[u8] {
         &self.text.as_bytes()[e.range()]
     }
@@ -142,7 +142,7 @@ struct Entry {
 
 impl Entry {
     /// Where the name is in [`Interner::text`].
-    #[inline(always)]
+    #[cfg_attr(feature = "speed", inline(always))]
     fn range(&self) -> std::ops::Range<usize> {
         self.start as usize..(self.start + self.len) as usize
     }
@@ -150,7 +150,7 @@ impl Entry {
 
 /// FxHash (the multiply-rotate hash rustc uses; not DoS-resistant, and a crafted file only
 /// makes its own check slower) of the length and the bytes, read as [`eq`] reads them.
-#[inline(always)]
+#[cfg_attr(feature = "speed", inline(always))]
 fn hash(b: &[u8]) -> u32 {
     const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
     let add = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(SEED);
