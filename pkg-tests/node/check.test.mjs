@@ -20,6 +20,28 @@ test('a file streamed in tiny chunks gives the one-shot report', async () => {
   assert.equal(checker.finish().json(), whole);
 });
 
+test('the renderings written piece by piece are the one-shot ones (what the CLI writes)', () => {
+  for (const name of ['clipped.jsonl', 'malformed.jsonl', 'good.jsonl']) {
+    for (const input of [readFileSync(fixture(name)), '']) {
+      const report = toolslice.checkSpans(input);
+      const n = report.rowCount;
+      const ranges = (render) => {
+        let out = '';
+        for (let from = 0; from <= n; from += 2) out += render(from, from + 2);
+        return out;
+      };
+      assert.equal(report.jsonHead() + ranges((a, b) => report.jsonRows(a, b)) + report.jsonTail(), report.json(), name);
+      assert.equal(ranges((a, b) => report.jsonlRows(a, b)), report.jsonl(), name);
+      let rollup = '';
+      for (let from = 0; from <= report.rollupCount; from += 1) rollup += report.jsonRollup(from, from + 1);
+      assert.equal(report.jsonMiddle() + rollup + report.jsonEnd(), report.jsonTail(), name);
+      assert.equal(report.tableHead() + ranges((a, b) => report.tableRows(a, b)) + report.tableTail(), report.table(), name);
+      assert.equal(JSON.parse(report.json()).rows.length, n);
+      report.free();
+    }
+  }
+});
+
 test('the table is the seed table', () => {
   const table = toolslice.checkSpans(readFileSync(fixture('clipped.jsonl'))).table();
   const lines = table.split('\n');

@@ -59,7 +59,11 @@ const full: { [K in keyof typeof ts]: Entry } = {
     c.push(bytes);
     const n: number = c.bytesRead + c.linesRead + c.spansRead;
     const report: CheckReport = c.finish();
-    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total}`;
+    const n2: number = report.rowCount;
+    const pieces: string = report.tableHead() + report.tableRows(0, n2) + report.tableTail()
+      + report.jsonHead() + report.jsonRows(0, n2) + report.jsonTail() + report.jsonlRows(0, n2)
+      + report.jsonMiddle() + report.jsonRollup(0, report.rollupCount) + report.jsonEnd();
+    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces}`;
   },
   CheckReport: (): unknown => ts.CheckReport,
   compareSpanRuns: (): SpanRunDiff => ts.compareSpanRuns(text, bytes),

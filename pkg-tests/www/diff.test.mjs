@@ -124,3 +124,54 @@ test('two clip-aware span runs: the injected-slice comparison equals the CLI\'s'
   assert.deepEqual(errors, []);
   assert.deepEqual(outside, []);
 });
+
+test('two runs of generation fingerprints: the changed turns equal the CLI\'s', async (t) => {
+  const { page, errors, outside } = await openPage(t, { hash: '#diff', viewport: { width: 1100, height: 1000 } });
+  const fp = (text, turn) => toolslice.generationFingerprint(text, { turn });
+  const left = jsonl([fp('Hello', 1), fp('Plan A: rename run() to start()', 2), fp('done', 4)]);
+  const right = jsonl([fp('Hello', 1), fp('Plan B: keep run()', 2), fp('extra turn', 3)]);
+  await dropOn(page, 'diff-left', 'left.jsonl', left);
+  await dropOn(page, 'diff-right', 'right.jsonl', right);
+  await page.waitForSelector('table.generations');
+  const want = cliDiff(left, right);
+  assert.deepEqual([want.same, want.changed.length, want.only_left, want.only_right], [1, 1, ['turn:4'], ['turn:3']]);
+  const rows = await page.locator('table.generations tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.deepEqual(rows, want.changed.map((c) => [c.key, `${c.left_len} B ${c.left_sha256}`, `${c.right_len} B ${c.right_sha256}`]));
+  assert.deepEqual(await page.locator('.generation-only.only-left li').allTextContents(), want.only_left);
+  assert.deepEqual(await page.locator('.generation-only.only-right li').allTextContents(), want.only_right);
+  const verdict = page.locator('.diff-results .verdict');
+  assert.equal(await verdict.getAttribute('data-differs'), 'true');
+  assert.match(await verdict.textContent(), /Some generations changed\. 3 turns left, 3 right: 1 same, 1 changed, 1 only left, 1 only right/);
+  // The same fingerprints on both sides: a pass, and no manifest table (these are not spans).
+  await dropOn(page, 'diff-right', 'right.jsonl', left);
+  await page.waitForFunction(() => document.querySelector('.diff-results .verdict')?.textContent.includes('The generations are the same'));
+  assert.equal(await page.locator('table.manifest').count(), 0);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(outside, []);
+});
+
+test('a manifest diff says which run is not gated: open spans by name, bodies not checked', async (t) => {
+  const { page, errors } = await openPage(t, { hash: '#diff', viewport: { width: 1100, height: 1000 } });
+  const ls = toolslice.toolSpan('ls', {}, ['a.py'], 'ok');
+  const open = { ...toolslice.toolSpan('run_tests', { k: 'x' }, null, 'ok'), status: 'open' };
+  await page.getByLabel('Left run (the one you kept)').fill(jsonl([ls, open]));
+  await page.getByLabel('Right run (the new one)').fill(jsonl([ls]));
+  await page.waitForSelector('.gate-notice');
+  const want = toolslice.diffRuns(jsonl([ls, open]), jsonl([ls]));
+  assert.deepEqual(want.gate.left.map((p) => p.message), ['open:run_tests']);
+  const notice = page.locator('.gate-notice');
+  assert.equal(await notice.getAttribute('class'), 'gate-notice closed');
+  assert.match(await notice.textContent(), /Neither run is gated here\..*toolslice diff --store DIR.*left run: 1 problem block its export/);
+  assert.deepEqual(await notice.locator('li').allTextContents(), ['open:run_tests (record 2)']);
+  // No open span on either side: the notice stays, as a note that bodies were not checked.
+  await page.getByLabel('Left run (the one you kept)').fill(jsonl([ls]));
+  await page.waitForFunction(() => document.querySelector('.gate-notice')?.classList.contains('unchecked'));
+  assert.equal(await page.locator('.gate-notice li').count(), 0);
+  // Hop rows have no gate: no notice.
+  const hop = jsonl([toolslice.classifyHop('a', 'a', 'a')]);
+  await page.getByLabel('Left run (the one you kept)').fill(hop);
+  await page.getByLabel('Right run (the new one)').fill(hop);
+  await page.waitForSelector('table.hop-compare');
+  assert.equal(await page.locator('.gate-notice').count(), 0);
+  assert.deepEqual(errors, []);
+});

@@ -1,9 +1,10 @@
 // The diff view: two runs → the package's `diffRuns`, which reads both files and picks the
 // comparison from what they hold: clip-aware span files (same observed bytes, different
 // injected slice), span records (as `toolslice record` writes them: the multiset diff,
-// only_left / only_right) or hop rows (as `toolslice hop` writes them: same, changed, policy
-// drift). Laying out the result is all this file does; `toolslice diff` calls the same
-// function.
+// only_left / only_right, with what the export gate says of each run), hop rows (as
+// `toolslice hop` writes them: same, changed, policy drift) or generation fingerprints
+// (turns whose text changed). Laying out the result is all this file does; `toolslice diff`
+// calls the same function.
 import { el, num, scrollBox } from './dom.js';
 import { byteField } from './inputs.js';
 import { loadToolslice } from './wasm.js';
@@ -11,21 +12,23 @@ import { loadToolslice } from './wasm.js';
 export function initDiffView(root) {
   const results = el('div', { class: 'diff-results', 'aria-live': 'polite' });
   const update = () => compute();
-  const left = byteField({ id: 'diff-left', label: 'Left run (the one you kept)', hint: 'Span records or hop rows: a JSON array or JSON lines.', rows: 6, onchange: update });
+  const left = byteField({ id: 'diff-left', label: 'Left run (the one you kept)', hint: 'Span records, hop rows or generation fingerprints: a JSON array or JSON lines.', rows: 6, onchange: update });
   const right = byteField({ id: 'diff-right', label: 'Right run (the new one)', hint: 'The same kind of records as the left run.', rows: 6, onchange: update });
 
   const example = async (kind) => {
     const toolslice = await loadToolslice();
-    const [l, r] = kind === 'spans' ? exampleSpans(toolslice) : exampleHops(toolslice);
+    const [l, r] = { spans: exampleSpans, hops: exampleHops, generations: exampleGenerations }[kind](toolslice);
     left.setText(l);
     right.setText(r);
   };
   root.append(
     el('p', { class: 'lead' }, 'Drop two runs to see what changed at the tool boundary: the spans only one run has, ',
-      'and for hop rows, which boundary changed and whether a redaction rule changed (policy drift, not a model regression).'),
+      'for hop rows, which boundary changed and whether a redaction rule changed (policy drift, not a model regression); ',
+      'for generation fingerprints, which turns the model wrote differently.'),
     el('div', { class: 'button-row examples' }, el('span', {}, 'Examples made with the package: '),
       el('button', { type: 'button', onclick: () => example('spans') }, 'two runs of span records'),
-      el('button', { type: 'button', onclick: () => example('hops') }, 'two runs of hop rows')),
+      el('button', { type: 'button', onclick: () => example('hops') }, 'two runs of hop rows'),
+      el('button', { type: 'button', onclick: () => example('generations') }, 'two runs of generation fingerprints')),
     el('div', { class: 'diff-inputs' }, left.node, right.node),
     results);
 
@@ -46,9 +49,11 @@ export function initDiffView(root) {
       const counts = [result.left_records, result.right_records];
       // Pass or fail is the package's `differs` (what makes `toolslice diff` exit 1); the
       // views below only say it in words and list what the comparison found.
+      const names = [left.source() ?? 'left run', right.source() ?? 'right run'];
       if (result.kind === 'slices') results.replaceChildren(renderSlices(result.diff, result.differs));
       else if (result.kind === 'hops') results.replaceChildren(renderHops(result.diff, counts, result.differs));
-      else results.replaceChildren(renderManifest(result.diff, counts, result.differs));
+      else if (result.kind === 'generations') results.replaceChildren(renderGenerations(result.diff, counts, result.differs));
+      else results.replaceChildren(renderManifest(result.diff, counts, result.differs), ...gateNotice(result.gate, names));
     } catch (err) {
       results.replaceChildren(el('p', { class: 'file-error', role: 'alert' }, el('span', { class: 'icon', 'aria-hidden': 'true' }, '✖'), ' ', err.message));
     }
@@ -91,6 +96,15 @@ function exampleSpans(toolslice) {
   ];
 }
 
+/** Seed 002's generation fingerprints, twice: the right run's model planned turn 2 otherwise. */
+function exampleGenerations(toolslice) {
+  const fp = (text, turn) => toolslice.generationFingerprint(text, { turn });
+  return [
+    jsonl([fp('I will read src/app.py first.', 1), fp('Rename run() to start() in src/app.py.', 2), fp('Done: tests pass.', 3)]),
+    jsonl([fp('I will read src/app.py first.', 1), fp('Keep run(); add start() as an alias.', 2), fp('Done: tests pass.', 3)]),
+  ];
+}
+
 /** Two runs of hop rows: call_91's redaction rule changed (policy drift), call_92's model slice got wrapped. */
 function exampleHops(toolslice) {
   const body = '{"ok":true,"rows":2}';
@@ -122,6 +136,50 @@ function renderManifest(diff, counts, changed) {
         changed ? 'A span only one run has is a call with other arguments or another result.' : 'The manifests are equal as multisets. That proves the boundary was stable, not that the outputs were wise.')),
     manifestTable('Only in the left run', '−', diff.only_left, 'only-left'),
     manifestTable('Only in the right run', '+', diff.only_right, 'only-right'));
+}
+
+/**
+ * What the export gate says of each run before their manifests mean anything (the package's
+ * `gate`): open spans and malformed records by name. The page has no body store, so bodies
+ * are never checked here; it says so and names the command that does check them.
+ */
+function gateNotice(gate, names) {
+  if (!gate || gate.gated) return [];
+  const sides = [[names[0], gate.left], [names[1], gate.right]];
+  const problems = sides.filter(([, p]) => p.length);
+  const parts = [el('p', {}, el('strong', {}, 'Neither run is gated here. '),
+    'The page has no body store, so whether each record\'s bodies exist was not checked: ',
+    el('code', {}, 'toolslice diff --store DIR'), ' checks them, and fails the diff until both gates are empty.')];
+  for (const [name, list] of problems) {
+    parts.push(el('p', {}, el('strong', {}, `${name}: ${num(list.length)} problem${list.length === 1 ? '' : 's'} block its export`),
+      ' (a manifest of a run with open spans is not the run).'));
+    parts.push(el('ul', { class: 'gate-problems' }, list.map((p) => el('li', {}, el('code', {}, p.message), ` (record ${num(p.span + 1)})`))));
+  }
+  return [el('div', { class: `gate-notice ${problems.length ? 'closed' : 'unchecked'}`, role: 'note', 'data-gated': 'false' },
+    el('span', { class: 'icon', 'aria-hidden': 'true' }, problems.length ? '▲' : 'ℹ'), el('div', {}, ...parts))];
+}
+
+/** Generation fingerprints: the turns whose text changed, paired by id, turn or position. */
+function renderGenerations(d, counts, changed) {
+  const side = (len, sha) => (sha ? `${num(len)} B ${sha}` : '—');
+  const list = (caption, keys, cls) => el('div', { class: `generation-only ${cls}` },
+    el('h3', {}, `${caption} (${num(keys.length)})`),
+    keys.length ? el('ul', {}, keys.map((k) => el('li', { class: 'id' }, k))) : el('p', { class: 'hint' }, 'none'));
+  return el('div', {},
+    el('div', { class: `verdict ${changed ? 'fail' : 'pass'}`, 'data-differs': String(changed) },
+      el('span', { class: 'icon', 'aria-hidden': 'true' }, changed ? '▲' : '✔'),
+      el('p', {}, el('strong', {}, changed ? 'Some generations changed. ' : 'The generations are the same. '),
+        `${num(counts[0])} turns left, ${num(counts[1])} right: ${num(d.same)} same, ${num(d.changed.length)} changed, `,
+        `${num(d.only_left.length)} only left, ${num(d.only_right.length)} only right.`)),
+    scrollBox('Turns whose text changed', el('table', { class: 'mini generations' },
+      el('caption', {}, 'Turns whose text changed (the fingerprints of redacted text)'),
+      el('thead', {}, el('tr', {}, ['turn', 'left', 'right'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, d.changed.length
+        ? d.changed.map((c) => el('tr', {}, el('td', { class: 'id' }, c.key),
+          el('td', { class: 'hash' }, side(c.left_len, c.left_sha256)), el('td', { class: 'hash' }, side(c.right_len, c.right_sha256))))
+        : el('tr', {}, el('td', { colspan: 3, class: 'hint' }, 'none'))))),
+    list('Only in the left run', d.only_left, 'only-left'),
+    list('Only in the right run', d.only_right, 'only-right'));
 }
 
 function renderHops(cmp, counts, changed) {

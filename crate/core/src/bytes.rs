@@ -5,14 +5,11 @@
 //! for a ten-byte id the call is the whole cost. These read and write whole words instead,
 //! the last one where the text ends (overlapping the one before), so there is no byte loop
 //! and no call for the names, ids and keys of a span.
-//!
-//! Forced inline with the `speed` feature only (see crate/core/Cargo.toml): the size-built
-//! check module lets the compiler decide.
 
 /// Byte equality a word at a time. The last word is read where the text ends, overlapping
 /// the one before, and a text under eight bytes is read as two overlapping halves: no byte
 /// loop for the short names and keys this compares millions of times.
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 pub fn eq(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
@@ -63,7 +60,7 @@ pub fn cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
 }
 
 /// `text` owned: a borrowed text copied as [`to_string`] copies it, an owned one kept.
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 pub fn own(text: std::borrow::Cow<'_, str>) -> String {
     match text {
         std::borrow::Cow::Borrowed(text) => to_string(text),
@@ -72,7 +69,7 @@ pub fn own(text: std::borrow::Cow<'_, str>) -> String {
 }
 
 /// `text` as an owned `String` (see [`push_str`]).
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 pub fn to_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     push_str(&mut out, text);
@@ -81,7 +78,7 @@ pub fn to_string(text: &str) -> String {
 
 /// Appends `text` to `out`; up to 32 bytes are copied as at most four overlapping words,
 /// longer texts by `String::push_str`.
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 pub fn push_str(out: &mut String, text: &str) {
     let n = text.len();
     if n > 32 {
@@ -103,7 +100,7 @@ pub fn push_str(out: &mut String, text: &str) {
 /// covered by a load from the start and one from the end, all loads before any store.
 ///
 /// SAFETY: `src` must be readable and `dst` writable for `n` bytes.
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     use std::ptr::{read_unaligned as load, write_unaligned as store};
     // SAFETY: the caller guarantees `src` readable and `dst` writable for `n` bytes; every

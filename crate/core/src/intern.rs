@@ -13,7 +13,7 @@
 
 use crate::bytes::eq;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Interner {
     /// Every name, end to end, in index order.
     text: String,
@@ -109,7 +109,7 @@ impl Interner {
             .collect()
     }
 
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn bytes(&self, e: &Entry) -> &[u8] {
         &self.text.as_bytes()[e.range()]
     }
@@ -134,6 +134,7 @@ impl Interner {
     }
 }
 
+#[derive(Clone)]
 struct Entry {
     start: u32,
     len: u32,
@@ -142,7 +143,7 @@ struct Entry {
 
 impl Entry {
     /// Where the name is in [`Interner::text`].
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn range(&self) -> std::ops::Range<usize> {
         self.start as usize..(self.start + self.len) as usize
     }
@@ -150,7 +151,7 @@ impl Entry {
 
 /// FxHash (the multiply-rotate hash rustc uses; not DoS-resistant, and a crafted file only
 /// makes its own check slower) of the length and the bytes, read as [`eq`] reads them.
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 fn hash(b: &[u8]) -> u32 {
     const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
     let add = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(SEED);

@@ -8,7 +8,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use common::{cases, reference_dir, Rng};
+use common::{cases, reference_dir, Draw, Rng};
 use toolslice::canonical::{es_number, python_float_repr};
 
 fn doubles(n: usize) -> Vec<f64> {

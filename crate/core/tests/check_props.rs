@@ -1,63 +1,139 @@
 //! Property tests of the checker's invariants over generated inputs:
 //! every line is accounted for, any chunking gives the same report, no input panics.
 
+// proptest is a native-only dev-dependency (see Cargo.toml).
+#![cfg(not(target_arch = "wasm32"))]
+
 mod common;
 
-use common::Rng;
+use common::{chunk_sizes, chunked, proptest_config};
+use proptest::prelude::*;
+use proptest::sample::select;
 use toolslice::check::{check_bytes, render, CheckOptions, Checker, Status, MAX_LISTED};
 
-/// A random line: a well-formed record, a record with odd fields, blank, broken JSON,
-/// a non-object, invalid UTF-8, or a nameless record.
-fn random_line(rng: &mut Rng, i: usize) -> Vec<u8> {
-    match rng.below(12) {
-        0 => b"".to_vec(),
-        1 => b"   \t".to_vec(),
-        2 => b"{\"name\":\"x\",".to_vec(),
-        3 => b"[1,2,3]".to_vec(),
-        4 => b"{\"name\":\"bad\xff\xfe\",\"observed_bytes\":1}".to_vec(),
-        5 => format!("{{\"span_id\":\"s{i}\",\"observed_bytes\":5}}").into_bytes(),
-        6 => format!("{{\"name\":\"t\",\"observed_bytes\":-{i}}}").into_bytes(),
-        7 => {
-            let len = rng.below(30) as usize;
-            rng.bytes(len)
-        }
-        _ => {
-            let obs = rng.below(2000);
-            let inj = if rng.chance(1, 2) {
-                obs
-            } else {
-                rng.below(obs + 1)
-            };
-            let reason = rng.pick(&["none", "", "prompt_token_cap", "redaction", "weird"]);
-            let status = rng.pick(&["ok", "error", "running"]);
-            let parent = rng.below(5);
-            let (tool, h1, h2, v) = (rng.below(3), rng.below(3), rng.below(3), rng.below(2));
-            format!(
-                "{{\"span_id\":\"s{i}\",\"parent_id\":\"s{parent}\",\"name\":\"tool{}\",\"status\":\"{status}\",\"observed_bytes\":{obs},\"injected_bytes\":{inj},\"injected_tokens\":{},\"clip_reason\":\"{reason}\",\"sha256_observed\":\"{}\",\"sha256_injected\":\"{}\",\"prompt_builder_version\":\"v{}\",\"injected_preview\":\"caf\\u00e9 \u{1F600}\"}}",
+/// One generated line: a well-formed record, a record with odd fields, blank, broken JSON,
+/// a non-object, invalid UTF-8, random bytes, or a nameless record. Rendered with its line
+/// index, so span ids are unique. Shrinks towards the simpler variants first.
+#[derive(Clone, Debug)]
+enum Line {
+    Empty,
+    Blank,
+    Broken,
+    NotObject,
+    BadUtf8,
+    Nameless,
+    NegativeObserved,
+    Bytes(Vec<u8>),
+    Record {
+        observed: u64,
+        /// Injected as much as observed (no cut), else `cut % (observed + 1)`.
+        whole: bool,
+        cut: u64,
+        reason: &'static str,
+        status: &'static str,
+        parent: u64,
+        tool: u64,
+        hashes: (u64, u64),
+        version: u64,
+    },
+}
+
+impl Line {
+    fn render(&self, i: usize) -> Vec<u8> {
+        match self {
+            Line::Empty => b"".to_vec(),
+            Line::Blank => b"   \t".to_vec(),
+            Line::Broken => b"{\"name\":\"x\",".to_vec(),
+            Line::NotObject => b"[1,2,3]".to_vec(),
+            Line::BadUtf8 => b"{\"name\":\"bad\xff\xfe\",\"observed_bytes\":1}".to_vec(),
+            Line::Nameless => format!("{{\"span_id\":\"s{i}\",\"observed_bytes\":5}}").into_bytes(),
+            Line::NegativeObserved => {
+                format!("{{\"name\":\"t\",\"observed_bytes\":-{i}}}").into_bytes()
+            }
+            Line::Bytes(b) => b.clone(),
+            &Line::Record {
+                observed: obs,
+                whole,
+                cut,
+                reason,
+                status,
+                parent,
                 tool,
-                inj / 4,
-                h1,
-                h2,
-                v
-            )
-            .into_bytes()
+                hashes: (h1, h2),
+                version: v,
+            } => {
+                let inj = if whole { obs } else { cut % (obs + 1) };
+                format!(
+                    "{{\"span_id\":\"s{i}\",\"parent_id\":\"s{parent}\",\"name\":\"tool{}\",\"status\":\"{status}\",\"observed_bytes\":{obs},\"injected_bytes\":{inj},\"injected_tokens\":{},\"clip_reason\":\"{reason}\",\"sha256_observed\":\"{}\",\"sha256_injected\":\"{}\",\"prompt_builder_version\":\"v{}\",\"injected_preview\":\"caf\\u00e9 \u{1F600}\"}}",
+                    tool,
+                    inj / 4,
+                    h1,
+                    h2,
+                    v
+                )
+                .into_bytes()
+            }
         }
     }
 }
 
-fn random_input(rng: &mut Rng) -> Vec<u8> {
-    let mut input = Vec::new();
-    if rng.chance(1, 10) {
-        input.extend_from_slice(b"\xEF\xBB\xBF");
-    }
-    let n = rng.below(40) as usize;
-    for i in 0..n {
-        input.extend(random_line(rng, i));
-        if i + 1 < n || rng.chance(1, 2) {
-            input.extend_from_slice(if rng.chance(1, 4) { b"\r\n" } else { b"\n" });
-        }
-    }
-    input
+fn line() -> impl Strategy<Value = Line> {
+    let record = (
+        (0..2000u64, any::<bool>(), any::<u64>()),
+        select(&["none", "", "prompt_token_cap", "redaction", "weird"][..]),
+        select(&["ok", "error", "running"][..]),
+        (0..5u64, 0..3u64, (0..3u64, 0..3u64), 0..2u64),
+    )
+        .prop_map(
+            |((observed, whole, cut), reason, status, (parent, tool, hashes, version))| {
+                Line::Record {
+                    observed,
+                    whole,
+                    cut,
+                    reason,
+                    status,
+                    parent,
+                    tool,
+                    hashes,
+                    version,
+                }
+            },
+        );
+    prop_oneof![
+        1 => Just(Line::Empty),
+        1 => Just(Line::Blank),
+        1 => Just(Line::Broken),
+        1 => Just(Line::NotObject),
+        1 => Just(Line::BadUtf8),
+        1 => Just(Line::Nameless),
+        1 => Just(Line::NegativeObserved),
+        1 => prop::collection::vec(any::<u8>(), 0..30).prop_map(Line::Bytes),
+        4 => record,
+    ]
+}
+
+/// A span-JSONL input: maybe a BOM, up to 40 lines ended by `\n` or (a quarter of them)
+/// `\r\n`, the last line's terminator optional.
+fn input() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::bool::weighted(0.1),
+        prop::collection::vec((line(), prop::bool::weighted(0.25)), 0..40),
+        any::<bool>(),
+    )
+        .prop_map(|(bom, lines, last_ended)| {
+            let mut input = Vec::new();
+            if bom {
+                input.extend_from_slice(b"\xEF\xBB\xBF");
+            }
+            let n = lines.len();
+            for (i, (line, crlf)) in lines.iter().enumerate() {
+                input.extend(line.render(i));
+                if i + 1 < n || last_ended {
+                    input.extend_from_slice(if *crlf { b"\r\n" } else { b"\n" });
+                }
+            }
+            input
+        })
 }
 
 /// Lines as the checker counts them: split on `\n`, plus a last line without a newline.
@@ -66,86 +142,70 @@ fn line_count(input: &[u8]) -> u64 {
     newlines + u64::from(!input.is_empty() && *input.last().unwrap() != b'\n')
 }
 
-#[test]
-fn every_line_is_accounted_for() {
-    let mut rng = Rng::new(1);
-    for _ in 0..common::cases(2000) {
-        let input = random_input(&mut rng);
+proptest! {
+    #![proptest_config(proptest_config(2000))]
+    #[test]
+    fn every_line_is_accounted_for(input in input()) {
         let r = check_bytes(&input, CheckOptions::default());
         let c = &r.counts;
-        assert_eq!(
-            c.lines,
-            line_count(&input),
-            "input {:?}",
-            String::from_utf8_lossy(&input)
-        );
-        assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
-        assert_eq!(
+        prop_assert_eq!(c.lines, line_count(&input));
+        prop_assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
+        prop_assert_eq!(
             c.total,
             c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.reformatted + c.ok
         );
-        assert_eq!(r.rows.len() as u64, c.total);
-        assert_eq!(r.invalid.len() as u64, c.invalid.min(MAX_LISTED as u64));
-        assert_eq!(r.skipped.len() as u64, c.skipped.min(MAX_LISTED as u64));
+        prop_assert_eq!(r.rows.len() as u64, c.total);
+        prop_assert_eq!(r.invalid.len() as u64, c.invalid.min(MAX_LISTED as u64));
+        prop_assert_eq!(r.skipped.len() as u64, c.skipped.min(MAX_LISTED as u64));
         let h = &r.clip_histogram;
         let with_lengths = r
             .rows
             .iter()
             .filter(|r| r.observed_bytes.is_some() && r.injected_bytes.is_some())
             .count() as u64;
-        assert_eq!(h.not_cut + h.bins.iter().sum::<u64>(), with_lengths);
+        prop_assert_eq!(h.not_cut + h.bins.iter().sum::<u64>(), with_lengths);
         // Nothing checked (no entry was a tool span) is never a pass, and neither is a
         // clip_reason outside the closed enum (strict by default).
         if c.total == 0 && c.skipped + c.invalid > 0 {
-            assert!(r.nothing_checked.is_some());
+            prop_assert!(r.nothing_checked.is_some());
         }
-        assert!(r.nothing_checked.is_none() || c.total == 0);
+        prop_assert!(r.nothing_checked.is_none() || c.total == 0);
         let fails =
             c.silent_clip + c.incomplete + c.invalid + c.unknown_clip_reason > 0 || c.total == 0;
-        assert_eq!(r.exit_code, i32::from(fails));
-        assert_eq!(r.nothing_checked.is_some(), c.total == 0);
+        prop_assert_eq!(r.exit_code, i32::from(fails));
+        prop_assert_eq!(r.nothing_checked.is_some(), c.total == 0);
         // Rows come in priority order, then line order.
-        assert!(r
+        prop_assert!(r
             .rows
+            .to_vec()
             .windows(2)
             .all(|w| (w[0].status, w[0].line) < (w[1].status, w[1].line)));
         // Invalid entries name a line that exists.
-        assert!(r
+        prop_assert!(r
             .invalid
             .iter()
             .all(|e| e.line >= 1 && e.line <= c.lines && !e.error.is_empty()));
     }
 }
 
-#[test]
-fn any_chunking_gives_the_same_report() {
-    let mut rng = Rng::new(2);
-    for _ in 0..common::cases(1000) {
-        let input = random_input(&mut rng);
+proptest! {
+    #![proptest_config(proptest_config(1000))]
+    #[test]
+    fn any_chunking_gives_the_same_report(input in input(), sizes in chunk_sizes(64)) {
         let whole = check_bytes(&input, CheckOptions::default());
         let mut checker = Checker::new(CheckOptions::default());
-        let mut rest = &input[..];
-        while !rest.is_empty() {
-            // Often 1-byte chunks, so splits land inside UTF-8 sequences and CRLF pairs.
-            let take = if rng.chance(1, 3) {
-                1
-            } else {
-                1 + rng.below(64) as usize
-            };
-            let take = take.min(rest.len());
-            checker.push(&rest[..take]);
-            rest = &rest[take..];
+        for chunk in chunked(&input, &sizes) {
+            checker.push(chunk);
         }
-        assert_eq!(checker.bytes_read(), input.len() as u64);
-        assert_eq!(checker.finish(), whole);
+        prop_assert_eq!(checker.bytes_read(), input.len() as u64);
+        prop_assert_eq!(checker.finish(), whole);
     }
 }
 
-#[test]
-fn flagged_only_keeps_counts_and_drops_only_ok_rows() {
-    let mut rng = Rng::new(3);
-    for _ in 0..common::cases(500) {
-        let input = random_input(&mut rng);
+proptest! {
+    #![proptest_config(proptest_config(500))]
+    #[test]
+    fn flagged_only_keeps_counts_and_drops_only_ok_rows(input in input()) {
         let all = check_bytes(&input, CheckOptions::default());
         let flagged = check_bytes(
             &input,
@@ -154,39 +214,38 @@ fn flagged_only_keeps_counts_and_drops_only_ok_rows() {
                 ..CheckOptions::default()
             },
         );
-        assert_eq!(all.counts, flagged.counts);
-        assert_eq!(all.rollup, flagged.rollup);
-        assert_eq!(all.tools, flagged.tools);
+        prop_assert_eq!(&all.counts, &flagged.counts);
+        prop_assert_eq!(&all.rollup, &flagged.rollup);
+        prop_assert_eq!(&all.tools, &flagged.tools);
         let want: Vec<_> = all
             .rows
             .iter()
             .filter(|r| r.status != Status::Ok || !r.warnings.is_empty())
-            .cloned()
+            .map(|r| r.to_row())
             .collect();
-        assert_eq!(flagged.rows, want);
+        prop_assert_eq!(flagged.rows, want);
     }
 }
 
-#[test]
-fn arbitrary_bytes_never_panic() {
-    let mut rng = Rng::new(4);
-    for _ in 0..common::cases(3000) {
-        let len = rng.below(300) as usize;
-        let mut bytes = rng.bytes(len);
-        // Sprinkle structure so some inputs get deep into the parser.
-        for b in bytes.iter_mut() {
-            if rng.chance(1, 4) {
-                *b = *rng.pick(b"{}\":,\n[1\\");
-            }
-        }
+proptest! {
+    #![proptest_config(proptest_config(3000))]
+    /// Random bytes, a quarter of them JSON punctuation so some inputs get deep into the
+    /// parser.
+    #[test]
+    fn arbitrary_bytes_never_panic(
+        bytes in prop::collection::vec(
+            prop_oneof![3 => any::<u8>(), 1 => select(&b"{}\":,\n[1\\"[..])],
+            0..300,
+        )
+    ) {
         let r = check_bytes(&bytes, CheckOptions::default());
         // An input that opens like a multi-line JSON document (`[{`, a lone `{`) is read as
         // one document, whose entries are its spans; span JSONL is counted by line.
         if r.read_as.is_none() {
-            assert_eq!(r.counts.lines, line_count(&bytes));
+            prop_assert_eq!(r.counts.lines, line_count(&bytes));
         }
         let c = &r.counts;
-        assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
+        prop_assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
         let _ = (render::table(&r), render::json(&r), render::jsonl(&r));
     }
 }

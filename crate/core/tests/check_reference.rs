@@ -9,7 +9,7 @@ mod common;
 
 use common::python;
 
-use common::Rng;
+use common::{Draw, Rng};
 use toolslice::check::{check_bytes, classify_with, render, CheckOptions, ReasonPolicy};
 use toolslice::span::parse_str;
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{python, Rng};
+use common::{python, Draw, Rng};
 use toolslice::span::emit::{emit_tool_span, span_line, ToolBoundary};
 use toolslice::span::ClipReason;
 

@@ -6,12 +6,17 @@
 mod common;
 
 use common::python;
+#[cfg(not(target_arch = "wasm32"))]
+use common::{chunk_sizes, chunked, proptest_config};
+#[cfg(not(target_arch = "wasm32"))]
+use proptest::prelude::*;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use common::Rng;
-use toolslice::check::{check_bytes, render, CheckOptions, Checker, Join, Report, Status};
+#[cfg(not(target_arch = "wasm32"))]
+use toolslice::check::Checker;
+use toolslice::check::{check_bytes, render, CheckOptions, Join, Report, Status};
 use toolslice::formats::{convert_to_spans, FormatOption, Layout};
 use toolslice::span::InvalidKind;
 
@@ -85,8 +90,8 @@ fn verdicts(report: &Report) -> BTreeMap<String, (Status, Vec<String>)> {
         .iter()
         .map(|r| {
             (
-                r.span_id.clone().expect("fixture rows have ids"),
-                (r.status, r.detail.clone()),
+                r.span_id.expect("fixture rows have ids").to_string(),
+                (r.status, r.detail.to_vec()),
             )
         })
         .collect()
@@ -126,21 +131,15 @@ fn every_fixture_has_the_verdicts_of_its_seed_equivalent() {
 #[test]
 fn rows_say_how_they_were_joined_and_why() {
     let report = check(&fixture("otlp-genai.json"), FormatOption::Auto);
-    let row = |id: &str| {
-        report
-            .rows
-            .iter()
-            .find(|r| r.span_id.as_deref() == Some(id))
-            .unwrap()
-    };
+    let row = |id: &str| report.rows.iter().find(|r| r.span_id == Some(id)).unwrap();
     let read = row("70010000000000a0");
     assert_eq!(read.join, Some(Join::ToolCallId));
     assert!(read.injected_tokens_estimated);
     assert_eq!(
-        read.injected_preview.as_deref(),
+        read.injected_preview,
         Some("app:\n  name: billing\n  env: production\ndatabase:\n  host: db.internal\n")
     );
-    assert_eq!(read.sha256_observed.as_ref().map(String::len), Some(64));
+    assert_eq!(read.sha256_observed.map(str::len), Some(64));
     assert!(row("70010000000000a5").notes[0].starts_with("not_received: "));
     assert!(row("70010000000000a4").notes[0].contains("gen_ai.tool.call.result is not recorded"));
     let notify = row("70010000000000a6");
@@ -281,174 +280,262 @@ fn the_seed_script_accepts_converted_output() {
     }
 }
 
-#[test]
-fn any_chunking_gives_the_same_report_in_every_format() {
-    let mut rng = Rng::new(11);
-    for (name, ..) in FIXTURES {
-        let input = fixture(name);
-        let whole = check(&input, FormatOption::Auto);
-        for _ in 0..common::cases(40) {
+// proptest is a native-only dev-dependency (see Cargo.toml): the properties are too.
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(proptest_config(40))]
+    /// Every fixture, pushed in the same generated chunks, gives the report of one push.
+    #[test]
+    fn any_chunking_gives_the_same_report_in_every_format(sizes in chunk_sizes(512)) {
+        for (name, ..) in FIXTURES {
+            let input = fixture(name);
+            let whole = check(&input, FormatOption::Auto);
             let mut checker = Checker::new(CheckOptions::default());
-            let mut rest = &input[..];
-            while !rest.is_empty() {
-                let take = if rng.chance(1, 3) {
-                    1
-                } else {
-                    1 + rng.below(512) as usize
-                };
-                let take = take.min(rest.len());
-                checker.push(&rest[..take]);
-                rest = &rest[take..];
+            for chunk in chunked(&input, &sizes) {
+                checker.push(chunk);
             }
-            assert_eq!(checker.finish(), whole, "{name}");
+            prop_assert_eq!(checker.finish(), whole, "{}", name);
         }
     }
 }
 
-/// A random OTLP export request line: a chat span and tool spans with random results and
-/// injected cuts, sometimes broken.
-fn random_request(rng: &mut Rng, line: usize) -> String {
-    let mut spans = Vec::new();
-    let trace = format!("t{}", rng.below(3));
-    let start = line as u64 * 100;
-    let mut responses = Vec::new();
-    for k in 0..rng.below(4) {
-        let id = format!("call_{line}_{k}");
-        let result = "x\u{e9}".repeat(rng.below(40) as usize);
-        let injected: String = match rng.below(4) {
-            0 => result.chars().take(rng.below(20) as usize).collect(),
-            1 => format!("{}...[truncated]", &result[..result.len() / 2 / 3 * 3]),
-            _ => result.clone(),
-        };
-        if rng.chance(3, 4) {
-            responses.push(
-                serde_json::json!({"type": "tool_call_response", "id": id, "response": injected}),
-            );
+/// What a generated tool call's chat span shows of its result.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug)]
+enum Injected {
+    Whole,
+    /// The first `n` characters, silently.
+    Prefix(usize),
+    /// Half of it, then a `...[truncated]` marker.
+    Marked,
+}
+
+/// A generated tool call: a result of `length` times "xé", shown to the model as `injected`
+/// in a tool_call_response (unless `answered` is false), and captured on the tool span
+/// (unless `captured` is false).
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug)]
+struct Call {
+    length: usize,
+    injected: Injected,
+    answered: bool,
+    captured: bool,
+}
+
+/// How a generated request line is broken, if it is.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug)]
+enum Breakage {
+    Intact,
+    CutInHalf,
+    Empty,
+    NotOtlp,
+}
+
+/// An OTLP export request line: up to three tool spans and a chat span in one of three
+/// traces.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug)]
+struct Request {
+    trace: u8,
+    calls: Vec<Call>,
+    breakage: Breakage,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn request(breakage: impl Strategy<Value = Breakage>) -> impl Strategy<Value = Request> {
+    let call = (
+        0..40usize,
+        prop_oneof![
+            2 => Just(Injected::Whole),
+            1 => (0..20usize).prop_map(Injected::Prefix),
+            1 => Just(Injected::Marked),
+        ],
+        prop::bool::weighted(0.75),
+        prop::bool::weighted(0.8),
+    )
+        .prop_map(|(length, injected, answered, captured)| Call {
+            length,
+            injected,
+            answered,
+            captured,
+        });
+    (0..3u8, prop::collection::vec(call, 0..4), breakage).prop_map(|(trace, calls, breakage)| {
+        Request {
+            trace,
+            calls,
+            breakage,
         }
-        let mut attrs = vec![
-            serde_json::json!({"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}}),
-            serde_json::json!({"key": "gen_ai.tool.name", "value": {"stringValue": "read_file"}}),
-            serde_json::json!({"key": "gen_ai.tool.call.id", "value": {"stringValue": id}}),
-        ];
-        if rng.chance(4, 5) {
-            attrs.push(serde_json::json!({"key": "gen_ai.tool.call.result", "value": {"stringValue": result}}));
+    })
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn any_breakage() -> impl Strategy<Value = Breakage> {
+    prop_oneof![
+        9 => Just(Breakage::Intact),
+        1 => Just(Breakage::CutInHalf),
+        1 => Just(Breakage::Empty),
+        1 => Just(Breakage::NotOtlp),
+    ]
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Request {
+    /// The request as the line at index `line` of a collector file.
+    fn render(&self, line: usize) -> String {
+        let mut spans = Vec::new();
+        let trace = format!("t{}", self.trace);
+        let start = line as u64 * 100;
+        let mut responses = Vec::new();
+        for (k, call) in (0u64..).zip(&self.calls) {
+            let id = format!("call_{line}_{k}");
+            let result = "x\u{e9}".repeat(call.length);
+            let injected: String = match call.injected {
+                Injected::Prefix(n) => result.chars().take(n).collect(),
+                Injected::Marked => {
+                    format!("{}...[truncated]", &result[..result.len() / 2 / 3 * 3])
+                }
+                Injected::Whole => result.clone(),
+            };
+            if call.answered {
+                responses.push(
+                    serde_json::json!({"type": "tool_call_response", "id": id, "response": injected}),
+                );
+            }
+            let mut attrs = vec![
+                serde_json::json!({"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}}),
+                serde_json::json!({"key": "gen_ai.tool.name", "value": {"stringValue": "read_file"}}),
+                serde_json::json!({"key": "gen_ai.tool.call.id", "value": {"stringValue": id}}),
+            ];
+            if call.captured {
+                attrs.push(serde_json::json!({"key": "gen_ai.tool.call.result", "value": {"stringValue": result}}));
+            }
+            spans.push(serde_json::json!({
+                "traceId": trace, "spanId": format!("s{line}_{k}"), "parentSpanId": "root",
+                "name": "execute_tool read_file",
+                "startTimeUnixNano": (start + k).to_string(), "endTimeUnixNano": (start + 10 + k).to_string(),
+                "attributes": attrs
+            }));
         }
+        let messages = serde_json::json!([{"role": "tool", "parts": responses}]).to_string();
         spans.push(serde_json::json!({
-            "traceId": trace, "spanId": format!("s{line}_{k}"), "parentSpanId": "root",
-            "name": "execute_tool read_file",
-            "startTimeUnixNano": (start + k).to_string(), "endTimeUnixNano": (start + 10 + k).to_string(),
-            "attributes": attrs
+            "traceId": trace, "spanId": format!("c{line}"), "name": "chat",
+            "startTimeUnixNano": (start + 50).to_string(), "endTimeUnixNano": (start + 60).to_string(),
+            "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                {"key": "gen_ai.input.messages", "value": {"stringValue": messages}}
+            ]
         }));
-    }
-    let messages = serde_json::json!([{"role": "tool", "parts": responses}]).to_string();
-    spans.push(serde_json::json!({
-        "traceId": trace, "spanId": format!("c{line}"), "name": "chat",
-        "startTimeUnixNano": (start + 50).to_string(), "endTimeUnixNano": (start + 60).to_string(),
-        "attributes": [
-            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
-            {"key": "gen_ai.input.messages", "value": {"stringValue": messages}}
-        ]
-    }));
-    let request =
-        serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).to_string();
-    match rng.below(12) {
-        0 => {
-            let mut cut = request.len() / 2;
-            while !request.is_char_boundary(cut) {
-                cut -= 1;
+        let request =
+            serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).to_string();
+        match self.breakage {
+            Breakage::CutInHalf => {
+                let mut cut = request.len() / 2;
+                while !request.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                request[..cut].to_string()
             }
-            request[..cut].to_string()
+            Breakage::Empty => String::new(),
+            Breakage::NotOtlp => "{\"not\":\"otlp\"}".to_string(),
+            Breakage::Intact => request,
         }
-        1 => String::new(),
-        2 => "{\"not\":\"otlp\"}".to_string(),
-        _ => request,
     }
 }
 
-#[test]
-fn collector_file_layout_chunking_and_counts() {
-    let mut rng = Rng::new(12);
-    for _ in 0..common::cases(200) {
-        let n = 1 + rng.below(8) as usize;
-        let mut input = String::new();
-        for line in 0..n {
-            // The first line is a whole request, so the layout is detected as OTLP lines.
-            let mut text = random_request(&mut rng, line);
-            while line == 0
-                && !(text.starts_with("{\"resourceSpans\"")
-                    && serde_json::from_str::<serde_json::Value>(&text).is_ok())
-            {
-                text = random_request(&mut rng, line);
+/// A collector file: one to eight request lines, the first intact (so the layout is
+/// detected as OTLP lines), each ended by `\n` or (a quarter of them) `\r\n`.
+#[cfg(not(target_arch = "wasm32"))]
+fn collector_file() -> impl Strategy<Value = String> {
+    (
+        request(Just(Breakage::Intact)),
+        prop::collection::vec(request(any_breakage()), 0..8),
+        prop::collection::vec(prop::bool::weighted(0.25), 8),
+    )
+        .prop_map(|(first, rest, crlf)| {
+            let mut input = String::new();
+            for (line, request) in std::iter::once(&first).chain(&rest).enumerate() {
+                input.push_str(&request.render(line));
+                input.push_str(if crlf[line] { "\r\n" } else { "\n" });
             }
-            input.push_str(&text);
-            input.push_str(if rng.chance(1, 4) { "\r\n" } else { "\n" });
-        }
+            input
+        })
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(proptest_config(200))]
+    #[test]
+    fn collector_file_layout_chunking_and_counts(
+        input in collector_file(),
+        sizes in chunk_sizes(97),
+    ) {
         let whole = check(input.as_bytes(), FormatOption::Auto);
-        assert_eq!(whole.format, "otlp");
+        prop_assert_eq!(&whole.format, "otlp");
         let c = &whole.counts;
-        assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
-        assert_eq!(
+        prop_assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
+        prop_assert_eq!(
             c.total,
             c.silent_clip + c.incomplete + c.hash_mismatch + c.clipped + c.reformatted + c.ok
         );
         let mut checker = Checker::new(CheckOptions::default());
         let bytes = input.as_bytes();
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            let take = (1 + rng.below(97) as usize).min(rest.len());
-            checker.push(&rest[..take]);
-            rest = &rest[take..];
+        for chunk in chunked(bytes, &sizes) {
+            checker.push(chunk);
         }
-        assert_eq!(checker.finish(), whole);
+        prop_assert_eq!(&checker.finish(), &whole);
         // Conversion sees the same tool calls.
         let converted = convert_to_spans(bytes, FormatOption::Auto);
-        assert_eq!(converted.records, c.total);
-        assert_eq!(converted.invalid.len() as u64, c.invalid);
+        prop_assert_eq!(converted.records, c.total);
+        prop_assert_eq!(converted.invalid.len() as u64, c.invalid);
     }
 }
 
-#[test]
-fn arbitrary_bytes_never_panic_in_any_format() {
-    let formats = [
-        FormatOption::Auto,
-        FormatOption::Spans,
-        FormatOption::Otlp,
-        FormatOption::Langfuse,
-        FormatOption::OpenaiAgents,
-        FormatOption::Phoenix,
-    ];
-    let pieces: [&[u8]; 14] = [
-        b"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[",
-        b"{\"object\":\"trace.span\",\"span_data\":{\"type\":\"function\",\"output\":",
-        b"{\"type\":\"TOOL\",\"traceId\":\"t\",\"output\":",
-        b"{\"type\":\"GENERATION\",\"startTime\":\"2025-01-01T00:00:00Z\",\"input\":[",
-        b"{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":\"[{\\\"parts\\\":[",
-        b"{\"role\":\"tool\",\"tool_call_id\":",
-        b"\"__REDACTED__\"",
-        b"[truncated 3 chars]",
-        b"{\"data\":[{\"context\":{\"span_id\":\"s\"},\"span_kind\":\"TOOL\",\"attributes\":{",
-        b"{\"key\":\"ai.operationId\",\"value\":{\"stringValue\":\"ai.toolCall\"}}",
-        b"]}",
-        b"}",
-        b",",
-        b"\n",
-    ];
-    let mut rng = Rng::new(13);
-    for _ in 0..common::cases(1500) {
-        let mut bytes = Vec::new();
-        for _ in 0..rng.below(12) {
-            if rng.chance(1, 3) {
-                let n = rng.below(8) as usize;
-                bytes.extend(rng.bytes(n));
-            } else {
-                let piece: &[u8] = pieces[rng.below(pieces.len() as u64) as usize];
-                bytes.extend_from_slice(piece);
-            }
-        }
-        for format in formats {
+#[cfg(not(target_arch = "wasm32"))]
+const PIECES: [&[u8]; 14] = [
+    b"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[",
+    b"{\"object\":\"trace.span\",\"span_data\":{\"type\":\"function\",\"output\":",
+    b"{\"type\":\"TOOL\",\"traceId\":\"t\",\"output\":",
+    b"{\"type\":\"GENERATION\",\"startTime\":\"2025-01-01T00:00:00Z\",\"input\":[",
+    b"{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":\"[{\\\"parts\\\":[",
+    b"{\"role\":\"tool\",\"tool_call_id\":",
+    b"\"__REDACTED__\"",
+    b"[truncated 3 chars]",
+    b"{\"data\":[{\"context\":{\"span_id\":\"s\"},\"span_kind\":\"TOOL\",\"attributes\":{",
+    b"{\"key\":\"ai.operationId\",\"value\":{\"stringValue\":\"ai.toolCall\"}}",
+    b"]}",
+    b"}",
+    b",",
+    b"\n",
+];
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(proptest_config(1500))]
+    /// Up to twelve pieces, each a format's opening fragment (two in three) or up to eight
+    /// random bytes, read in every format.
+    #[test]
+    fn arbitrary_bytes_never_panic_in_any_format(
+        pieces in prop::collection::vec(
+            prop_oneof![
+                1 => prop::collection::vec(any::<u8>(), 0..8),
+                2 => prop::sample::select(&PIECES[..]).prop_map(<[u8]>::to_vec),
+            ],
+            0..12,
+        )
+    ) {
+        let bytes = pieces.concat();
+        for format in [
+            FormatOption::Auto,
+            FormatOption::Spans,
+            FormatOption::Otlp,
+            FormatOption::Langfuse,
+            FormatOption::OpenaiAgents,
+            FormatOption::Phoenix,
+        ] {
             let r = check(&bytes, format);
             let c = &r.counts;
-            assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
+            prop_assert_eq!(c.lines, c.total + c.invalid + c.skipped + c.blank);
             let _ = (render::table(&r), render::json(&r), render::jsonl(&r));
             let _ = convert_to_spans(&bytes, format);
         }
@@ -538,11 +625,11 @@ fn lengths_at_sdk_attribute_limits_are_flagged() {
         )
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::Ok);
+    assert_eq!(r.rows.row(0).status, Status::Ok);
     assert!(
-        r.rows[0].warnings[0].contains("exactly 4096 characters"),
+        r.rows.row(0).warnings[0].contains("exactly 4096 characters"),
         "{:?}",
-        r.rows[0]
+        r.rows.row(0)
     );
     assert_eq!(r.counts.warned, 1);
 }
@@ -561,9 +648,14 @@ fn the_same_json_value_serialized_differently_is_not_a_clip() {
         )
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::Reformatted, "{:?}", r.rows[0]);
-    assert_eq!(r.rows[0].injected_bytes, r.rows[0].observed_bytes);
-    assert!(r.rows[0].notes[0].starts_with("reformatted: the model received the same data"));
+    assert_eq!(
+        r.rows.row(0).status,
+        Status::Reformatted,
+        "{:?}",
+        r.rows.row(0)
+    );
+    assert_eq!(r.rows.row(0).injected_bytes, r.rows.row(0).observed_bytes);
+    assert!(r.rows.row(0).notes[0].starts_with("reformatted: the model received the same data"));
     assert_eq!((r.exit_code, r.counts.reformatted), (0, 1));
 
     // Python's str(dict) sent to the model, json.dumps on the tool span: same data.
@@ -579,11 +671,17 @@ fn the_same_json_value_serialized_differently_is_not_a_clip() {
         )
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::Reformatted, "{:?}", r.rows[0]);
-    assert!(
-        r.rows[0].notes[0].contains("(JSON observed, 36 bytes; Python repr injected, 36 bytes)"),
+    assert_eq!(
+        r.rows.row(0).status,
+        Status::Reformatted,
         "{:?}",
-        r.rows[0].notes
+        r.rows.row(0)
+    );
+    assert!(
+        r.rows.row(0).notes[0]
+            .contains("(JSON observed, 36 bytes; Python repr injected, 36 bytes)"),
+        "{:?}",
+        r.rows.row(0).notes
     );
     // Different data in another syntax is still what it is: not the same value.
     let input = otlp(serde_json::json!([
@@ -598,7 +696,7 @@ fn the_same_json_value_serialized_differently_is_not_a_clip() {
         )
     ]));
     assert_eq!(
-        check(&input, FormatOption::Auto).rows[0].status,
+        check(&input, FormatOption::Auto).rows.row(0).status,
         Status::SilentClip
     );
 }
@@ -627,8 +725,8 @@ fn structured_attribute_values_are_read() {
         chat
     ]));
     let r = check(&input, FormatOption::Auto);
-    assert_eq!(r.rows[0].status, Status::SilentClip);
-    assert_eq!(r.rows[0].detail, ["ratio=0.50"]);
+    assert_eq!(r.rows.row(0).status, Status::SilentClip);
+    assert_eq!(r.rows.row(0).detail, ["ratio=0.50"]);
 }
 
 /// The shape Langfuse documents for `GET /api/public/observations`: `{data, meta}` with the
@@ -675,7 +773,7 @@ fn langfuse_public_api_observations() {
     );
     assert_eq!(r.format, "langfuse");
     assert_eq!(r.rows.len(), 1, "{:?}", r.invalid);
-    let row = &r.rows[0];
+    let row = &r.rows.row(0);
     assert_eq!(
         (row.status, row.join),
         (Status::SilentClip, Some(Join::ToolCallId))

@@ -7,18 +7,22 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use common::{cases, reference_dir, Rng};
+use common::{cases, reference_dir, Draw, Rng};
+#[cfg(not(target_arch = "wasm32"))]
+use common::{choices, proptest_config, Choices};
+#[cfg(not(target_arch = "wasm32"))]
+use proptest::prelude::*;
 use serde_json::Value;
-use toolslice::hop::{classify_hop, HopStream, MutationHop};
+use toolslice::hop::{classify_hop, HopRow, HopStream, MutationHop};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn triples(n: usize) -> Vec<[Vec<u8>; 3]> {
-    let mut rng = Rng::new(3);
-    let mut out = vec![
-        // The seed's fixtures (fixture_wrap's adapter is canonicalize({"ok": True, "rows": 2})).
+/// The seed's fixtures (fixture_wrap's adapter is canonicalize({"ok": True, "rows": 2})) and
+/// the empty triple.
+fn fixtures() -> Vec<[Vec<u8>; 3]> {
+    vec![
         [
             br#"{"ok":true,"rows":2}"#.to_vec(),
             br#"{"ok":true,"rows":2}"#.to_vec(),
@@ -30,36 +34,48 @@ fn triples(n: usize) -> Vec<[Vec<u8>; 3]> {
             br#"{"ok":true,"rows":2}"#.to_vec(),
         ],
         [vec![], vec![], vec![]],
-    ];
-    while out.len() < n {
-        let len = rng.below(40) as usize;
-        let p = if rng.chance(1, 2) {
-            rng.bytes(len)
-        } else {
-            format!(r#"{{"b":{len},"a":[1,2]}}"#).into_bytes()
-        };
-        let derive = |rng: &mut Rng, from: &[u8]| -> Vec<u8> {
-            match rng.below(6) {
-                0 | 1 => from.to_vec(),
-                2 => from[..rng.below(from.len() as u64 + 1) as usize].to_vec(),
-                3 => [b"<w>".as_slice(), from, b"</w>"].concat(),
-                4 => {
-                    // Same length, different bytes (when possible).
-                    let mut v = from.to_vec();
-                    if let Some(b) = v.first_mut() {
-                        *b ^= 1;
-                    }
-                    v
+    ]
+}
+
+/// One generated triple: random bytes or a small JSON document, then each boundary derived
+/// from the previous one (equal, cut, wrapped, same length with other bytes, or unrelated).
+fn triple(d: &mut impl Draw) -> [Vec<u8>; 3] {
+    let len = d.below(40) as usize;
+    let p = if d.chance(1, 2) {
+        d.bytes(len)
+    } else {
+        format!(r#"{{"b":{len},"a":[1,2]}}"#).into_bytes()
+    };
+    fn derive(d: &mut impl Draw, from: &[u8]) -> Vec<u8> {
+        match d.below(6) {
+            0 | 1 => from.to_vec(),
+            2 => from[..d.below(from.len() as u64 + 1) as usize].to_vec(),
+            3 => [b"<w>".as_slice(), from, b"</w>"].concat(),
+            4 => {
+                // Same length, different bytes (when possible).
+                let mut v = from.to_vec();
+                if let Some(b) = v.first_mut() {
+                    *b ^= 1;
                 }
-                _ => {
-                    let n = rng.below(40) as usize;
-                    rng.bytes(n)
-                }
+                v
             }
-        };
-        let a = derive(&mut rng, &p);
-        let m = derive(&mut rng, &a);
-        out.push([p, a, m]);
+            _ => {
+                let n = d.below(40) as usize;
+                d.bytes(n)
+            }
+        }
+    }
+    let a = derive(d, &p);
+    let m = derive(d, &a);
+    [p, a, m]
+}
+
+/// The fixtures, then generated triples up to `n` (the input of the differential test).
+fn triples(n: usize) -> Vec<[Vec<u8>; 3]> {
+    let mut rng = Rng::new(3);
+    let mut out = fixtures();
+    while out.len() < n {
+        out.push(triple(&mut rng));
     }
     out
 }
@@ -127,18 +143,40 @@ for line in sys.stdin:
     assert_eq!(seen.len(), 6, "{seen:?}");
 }
 
+/// `p` pushed `step`s at a time (cycling; none: whole) into a stream, closed on `a` and `m`.
+fn streamed(p: &[u8], a: &[u8], m: &[u8], steps: &[usize]) -> HopRow {
+    let mut stream = HopStream::new();
+    let mut steps = steps.iter().copied().cycle();
+    let mut at = 0;
+    while at < p.len() {
+        let end = (at + steps.next().unwrap_or(p.len())).min(p.len());
+        stream.push(&p[at..end]);
+        at = end;
+    }
+    stream.close(a, m)
+}
+
 #[test]
-fn streaming_equals_one_shot() {
-    let mut rng = Rng::new(5);
-    for [p, a, m] in triples(cases(2000)) {
-        let mut stream = HopStream::new();
-        let mut at = 0;
-        while at < p.len() {
-            let step = 1 + rng.below(8) as usize;
-            let end = (at + step).min(p.len());
-            stream.push(&p[at..end]);
-            at = end;
+fn streaming_equals_one_shot_on_the_fixtures() {
+    for [p, a, m] in fixtures() {
+        for step in 1..=8 {
+            assert_eq!(streamed(&p, &a, &m, &[step]), classify_hop(&p, &a, &m));
         }
-        assert_eq!(stream.close(&a, &m), classify_hop(&p, &a, &m));
+    }
+}
+
+// proptest is a native-only dev-dependency (see Cargo.toml): the property is too.
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(proptest_config(2000))]
+    /// The triple is drawn by the differential test's generator from proptest's choices, so
+    /// a failure shrinks to the simplest triple; pushed in steps of 1-8 bytes.
+    #[test]
+    fn streaming_equals_one_shot(
+        choices in choices(128),
+        steps in prop::collection::vec(1..=8usize, 0..32),
+    ) {
+        let [p, a, m] = triple(&mut Choices::new(choices));
+        prop_assert_eq!(streamed(&p, &a, &m, &steps), classify_hop(&p, &a, &m));
     }
 }

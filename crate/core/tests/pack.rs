@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{cases, Rng};
+#[cfg(not(target_arch = "wasm32"))]
+use proptest::prelude::*;
 use serde_json::{json, Value};
 use toolslice::check::{check_bytes, CheckOptions, Status};
 use toolslice::pack::{
@@ -40,7 +41,7 @@ fn check(spans: &[SpanRecord]) -> toolslice::check::Report {
 fn assert_checks(packed: &Packed) {
     let report = check(std::slice::from_ref(&packed.span));
     assert_eq!(report.exit_code, 0, "{:?}", packed.span);
-    let status = report.rows[0].status;
+    let status = report.rows.row(0).status;
     assert!(
         matches!(status, Status::Ok | Status::Clipped),
         "{status:?}: {:?}",
@@ -544,10 +545,11 @@ fn no_secret_fragment_at_any_budget() {
 
 // --- Property: budget, determinism, check -------------------------------------------------
 
-#[test]
-fn every_pack_fits_and_checks() {
-    let mut rng = Rng::new(99);
-    let words = [
+/// A tool result's text: up to 300 words (an error line, JSON, a secret-looking token,
+/// non-ASCII, a tab...), each followed by a newline (one in three) or a space.
+#[cfg(not(target_arch = "wasm32"))]
+fn pack_text() -> impl Strategy<Value = String> {
+    const WORDS: [&str; 8] = [
         "ok",
         "error: failed",
         "warning",
@@ -557,34 +559,50 @@ fn every_pack_fits_and_checks() {
         "\t",
         "done",
     ];
-    let mut spans = Vec::new();
-    for case in 0..cases(300) {
+    prop::collection::vec(
+        (
+            prop::sample::select(&WORDS[..]),
+            prop::bool::weighted(1.0 / 3.0),
+        ),
+        0..300,
+    )
+    .prop_map(|words| {
         let mut t = String::new();
-        for _ in 0..rng.below(300) {
-            let w: &&str = rng.pick(&words[..]);
+        for (w, newline) in words {
             t.push_str(w);
-            t.push(if rng.chance(1, 3) { '\n' } else { ' ' });
+            t.push(if newline { '\n' } else { ' ' });
         }
-        let limit = 1 + rng.below(3000) as usize;
-        let mut r = ToolResult::text("tool", &format!("c{case}"), t);
-        if rng.chance(1, 2) {
-            r.exit_code = Some(rng.below(3) as i64);
-        }
+        t
+    })
+}
+
+// proptest is a native-only dev-dependency (see Cargo.toml): the property is too.
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(common::proptest_config(300))]
+    /// Every pack that succeeds fits its budget, is deterministic, and its span passes the
+    /// checker (each case's span alone, so a failure names one result).
+    #[test]
+    fn every_pack_fits_and_checks(
+        t in pack_text(),
+        limit in 1..=3000usize,
+        exit_code in prop::option::weighted(0.5, 0..3i64),
+    ) {
+        let mut r = ToolResult::text("tool", "c1", t);
+        r.exit_code = exit_code;
         let o = opts(limit);
-        let Ok(p) = pack(&r, &o, &Registry::new(), None, None) else {
-            continue;
-        };
-        assert!(p.envelope.content.len() <= limit, "case {case}");
-        let again = pack(&r, &o, &Registry::new(), None, None).unwrap();
-        assert_eq!(again, p, "deterministic");
-        spans.push(p.span);
+        if let Ok(p) = pack(&r, &o, &Registry::new(), None, None) {
+            prop_assert!(p.envelope.content.len() <= limit);
+            let again = pack(&r, &o, &Registry::new(), None, None).unwrap();
+            prop_assert_eq!(&again, &p, "deterministic");
+            let report = check(std::slice::from_ref(&p.span));
+            prop_assert_eq!(report.exit_code, 0, "{:?}", p.span);
+            prop_assert_eq!(
+                report.counts.silent_clip + report.counts.incomplete + report.counts.hash_mismatch,
+                0
+            );
+        }
     }
-    let report = check(&spans);
-    assert_eq!(report.exit_code, 0);
-    assert_eq!(
-        report.counts.silent_clip + report.counts.incomplete + report.counts.hash_mismatch,
-        0
-    );
 }
 
 // --- Streams ------------------------------------------------------------------------------

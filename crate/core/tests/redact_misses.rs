@@ -37,6 +37,20 @@ fn misses() -> Vec<(String, &'static str)> {
     v.extend([
         ("mysql -uroot -pS3cr3tPw -h db app".to_string(), "S3cr3tPw"),
         ("mysql -u root -p'S3cr3t Pw' app".to_string(), "S3cr3t Pw"),
+        // A password written right after a placeholder: the placeholder does not make the
+        // value a dummy (it used to, and `hunter22` was left in place).
+        ("password=[REDACTED:x]hunter22 next".to_string(), "hunter22"),
+        ("password=[REDACTED]hunter22\n".to_string(), "hunter22"),
+        (
+            "{\"token\": \"[REDACTED:secret_field]Zq8mW2vRtY\"}".to_string(),
+            "Zq8mW2vRtY",
+        ),
+        // A token used as a URL's user name, beside a password (the user name was skipped).
+        (
+            "git clone https://ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5:x-oauth@github.com/o/r"
+                .to_string(),
+            "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5",
+        ),
         ("DB_PASSWORD=$xK9mQ2pLw7\n".to_string(), "$xK9mQ2pLw7"),
         ("DB_PASSWORD=$xK9mQ2pLw7 ./run".to_string(), "xK9mQ2pLw7"),
         (
@@ -103,6 +117,10 @@ fn look_alikes_stay() {
         "x == y, a => b, :status => \"ok\"",
         "<img src=\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==\">",
         "password: xxxx",
+        // Placeholders alone stay as they are: redacting a redacted text changes nothing.
+        "password=[REDACTED:secret_field] next",
+        "password=[REDACTED]",
+        "{\"token\": \"[REDACTED:secret_field]\"}",
     ] {
         let out = r.text(text);
         assert_eq!(out.text, text, "{text:?}");

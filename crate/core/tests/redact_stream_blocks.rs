@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Rng;
+use common::{Draw, Rng};
 use toolslice::redact::{RedactStream, Redactor};
 
 /// A PGP private key block of about `bytes` bytes: 64-character base64 lines.

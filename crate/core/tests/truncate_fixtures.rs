@@ -13,7 +13,7 @@ mod fixtures;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use common::reference_dir;
+use common::{reference_dir, Draw};
 use fixtures::*;
 use toolslice::truncate::{
     aggregate, is_error_line, truncate, Budget, Fetch, Options, Pattern, TruncateError, Unit,

@@ -3,11 +3,17 @@
 //! CRLF, progress redraws, repeats, combining marks, ZWJ emoji, flags, huge single lines,
 //! random bytes decoded lossily, and JSON documents.
 //!
-//! `TOOLSLICE_PROPTEST_CASES` scales the case counts; a failing case prints its seed.
+//! `TOOLSLICE_PROPTEST_CASES` scales the case counts; a failing case is shrunk by proptest
+//! and printed (see tests/common for the seed and the persisted regressions).
+
+// proptest is a native-only dev-dependency (see Cargo.toml).
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 
-use common::{cases, Rng};
+use common::proptest_config;
+use proptest::prelude::*;
+use proptest::sample::{select, Index};
 use toolslice::error::Coded;
 use toolslice::truncate::{
     estimate_tokens, is_error_line, truncate, truncate_with, Budget, Fetch, Options, Pattern,
@@ -62,240 +68,355 @@ const UNICODE: &[&str] = &[
     "\t",
 ];
 
-fn line(rng: &mut Rng) -> String {
-    match rng.below(20) {
-        0 => rng.pick(ERRORS).to_string(),
-        1 => {
-            // A long line, sometimes huge.
-            let n = if rng.chance(1, 4) {
-                2000 + rng.below(20000)
-            } else {
-                100 + rng.below(400)
-            } as usize;
-            let mut s = String::new();
-            while s.len() < n {
-                s.push_str(rng.pick::<&str>(WORDS));
-                if rng.chance(1, 5) {
-                    s.push_str(rng.pick::<&str>(UNICODE));
-                }
-                s.push(' ');
-            }
-            s
+/// Words joined by spaces until the line is `n` bytes long, cycling through `words` (each
+/// a word, a fifth of them followed by a grapheme cluster from UNICODE).
+fn words_up_to(n: usize, words: &[(&str, Option<&str>)]) -> String {
+    let mut s = String::new();
+    for (word, cluster) in words.iter().cycle() {
+        if s.len() >= n {
+            break;
         }
-        2 => {
-            // Progress redraws.
-            let frames = 1 + rng.below(30);
+        s.push_str(word);
+        if let Some(c) = cluster {
+            s.push_str(c);
+        }
+        s.push(' ');
+    }
+    s
+}
+
+fn word_with_cluster() -> impl Strategy<Value = (&'static str, Option<&'static str>)> {
+    (select(WORDS), prop::option::weighted(0.2, select(UNICODE)))
+}
+
+/// One line (without terminator): an error line, a long line (sometimes huge), progress
+/// redraws joined by `\r`, an empty line, grapheme clusters, or (three in four) a few words.
+fn line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        1 => select(ERRORS).prop_map(str::to_string),
+        1 => (
+            prop_oneof![3 => 100..500usize, 1 => 2000..22_000usize],
+            prop::collection::vec(word_with_cluster(), 1..32),
+        )
+            .prop_map(|(n, words)| words_up_to(n, &words)),
+        1 => (1..=30u64).prop_map(|frames| {
             (0..frames)
                 .map(|i| format!("Downloading {}%", i * 3))
                 .collect::<Vec<_>>()
                 .join("\r")
-        }
-        3 => String::new(),
-        4 => (0..1 + rng.below(6)).map(|_| *rng.pick(UNICODE)).collect(),
-        _ => {
-            let n = 1 + rng.below(10);
-            (0..n)
-                .map(|_| *rng.pick(WORDS))
-                .collect::<Vec<_>>()
-                .join(" ")
-        }
-    }
+        }),
+        1 => Just(String::new()),
+        1 => prop::collection::vec(select(UNICODE), 1..=6).prop_map(|c| c.concat()),
+        15 => prop::collection::vec(select(WORDS), 1..=10).prop_map(|w| w.join(" ")),
+    ]
 }
 
-fn text(rng: &mut Rng) -> String {
-    match rng.below(14) {
-        0 => String::new(),
-        1 => "\n".repeat(rng.below(50) as usize),
-        2 => {
-            let n = rng.below(3000) as usize;
-            String::from_utf8_lossy(&rng.bytes(n)).into_owned()
-        }
-        3 => {
+/// A text: empty, newlines only, random bytes decoded lossily, one huge line, a JSON
+/// document, or (most often) lines with repeats, CRLF and an optional last terminator.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        1 => Just(String::new()),
+        1 => (0..50usize).prop_map(|n| "\n".repeat(n)),
+        1 => prop::collection::vec(any::<u8>(), 0..3000)
+            .prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+        1 => (prop::collection::vec(line(), 1..8), any::<bool>()).prop_map(|(lines, ended)| {
             // One huge line, maybe without newline.
-            let mut s = line(rng);
-            while s.len() < 5000 {
-                s.push_str(&line(rng));
+            let mut s = lines[0].clone();
+            for l in lines.iter().cycle().skip(1) {
+                if s.len() >= 5000 {
+                    break;
+                }
+                s.push_str(l);
                 s.push(' ');
             }
-            if rng.chance(1, 2) {
+            if ended {
                 s.push('\n');
             }
             s
-        }
-        4 | 5 => json_doc(rng, 0),
-        _ => {
-            let n = match rng.below(10) {
-                0 => 2000 + rng.below(3000),
-                1..=3 => 200 + rng.below(500),
-                _ => rng.below(60),
-            } as usize;
-            let crlf = rng.chance(1, 4);
+        }),
+        2 => json_doc(),
+        8 => lines_text(),
+    ]
+}
+
+/// At least `n` lines (1 in 10 texts 2000-5000, 3 in 10 200-700, else up to 60), cycling
+/// through up to 100 generated lines, one in 15 repeated 2-41 times.
+fn lines_text() -> impl Strategy<Value = String> {
+    (
+        prop_oneof![1 => 2000..5000usize, 3 => 200..700usize, 6 => 0..60usize],
+        prop::collection::vec(
+            (line(), prop_oneof![14 => Just(1usize), 1 => 2..42usize]),
+            1..100,
+        ),
+        prop::bool::weighted(0.25),
+        prop::bool::weighted(1.0 / 3.0),
+    )
+        .prop_map(|(n, lines, crlf, unterminated)| {
             let mut s = String::new();
             let mut i = 0;
-            while i < n {
-                let l = line(rng);
-                let reps = if rng.chance(1, 15) {
-                    2 + rng.below(40)
-                } else {
-                    1
-                };
-                for _ in 0..reps {
-                    s.push_str(&l);
+            for (l, reps) in lines.iter().cycle() {
+                if i >= n {
+                    break;
+                }
+                for _ in 0..*reps {
+                    s.push_str(l);
                     s.push_str(if crlf { "\r\n" } else { "\n" });
                     i += 1;
                 }
             }
-            if rng.chance(1, 3) {
+            if unterminated {
                 s.pop();
                 if crlf {
                     s.pop();
                 }
             }
             s
-        }
-    }
+        })
 }
 
-fn json_string(rng: &mut Rng) -> String {
-    let mut s = String::new();
-    let n = if rng.chance(1, 6) {
-        500 + rng.below(3000)
-    } else {
-        rng.below(30)
-    } as usize;
-    while s.chars().count() < n {
-        match rng.below(8) {
-            0 => s.push_str(rng.pick::<&str>(UNICODE)),
-            1 => s.push_str(rng.pick::<&str>(ERRORS)),
-            2 => s.push('\n'),
-            _ => s.push_str(rng.pick::<&str>(WORDS)),
-        }
-        s.push(' ');
-    }
-    serde_json::to_string(&s).unwrap()
-}
-
-fn json_doc(rng: &mut Rng, depth: u32) -> String {
-    let leaf = |rng: &mut Rng| match rng.below(6) {
-        0 => "null".to_string(),
-        1 => "true".to_string(),
-        2 => format!("{}", rng.next_u64() as i64),
-        3 => "12345678901234567890123.5e-7".to_string(),
-        _ => json_string(rng),
-    };
-    if depth > 4 || (depth > 0 && rng.chance(1, 2)) {
-        return leaf(rng);
-    }
-    let pretty = rng.chance(1, 3);
-    let (sep, ind) = if pretty { (",\n  ", "\n  ") } else { (",", "") };
-    if rng.chance(1, 2) {
-        // Long arrays hold leaves only, so documents stay small enough to test quickly.
-        let long = rng.chance(1, 4);
-        let n = if long {
-            50 + rng.below(300)
-        } else {
-            rng.below(6)
-        };
-        let items: Vec<String> = (0..n)
-            .map(|_| {
-                if long {
-                    leaf(rng)
-                } else {
-                    json_doc(rng, depth + 1)
+/// A JSON string literal: up to 30 characters, or (one in six) 500-3500, of clusters,
+/// error lines, newlines and words, each followed by a space.
+fn json_string() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        1 => select(UNICODE),
+        1 => select(ERRORS),
+        1 => Just("\n"),
+        5 => select(WORDS),
+    ];
+    (
+        prop_oneof![5 => 0..30usize, 1 => 500..3500usize],
+        prop::collection::vec(piece, 1..16),
+    )
+        .prop_map(|(n, pieces)| {
+            let mut s = String::new();
+            for p in pieces.iter().cycle() {
+                if s.chars().count() >= n {
+                    break;
                 }
-            })
-            .collect();
-        format!("[{ind}{}]", items.join(sep))
-    } else {
-        let keys = [
-            "status",
-            "ok",
-            "id",
-            "receipt_id",
-            "data",
-            "log",
-            "items",
-            "meta",
-            "error",
-            "x",
-        ];
-        let n = rng.below(7);
-        let members: Vec<String> = (0..n)
-            .map(|i| {
-                let key = if rng.chance(2, 3) {
-                    keys[i as usize % keys.len()].to_string()
-                } else {
-                    format!("k{}", rng.below(99))
-                };
-                format!("\"{key}\": {}", json_doc(rng, depth + 1))
-            })
-            .collect();
-        format!("{{{ind}{}}}", members.join(sep))
+                s.push_str(p);
+                s.push(' ');
+            }
+            serde_json::to_string(&s).unwrap()
+        })
+}
+
+/// A generated JSON value, rendered by [`Json::render`].
+#[derive(Clone, Debug)]
+enum Json {
+    Leaf(String),
+    /// Items, pretty-printed or not.
+    Array(Vec<Json>, bool),
+    /// Members (a key index: below 10 the fixed key of the member's position, else `k{n}`),
+    /// pretty-printed or not.
+    Object(Vec<(u8, Json)>, bool),
+}
+
+const KEYS: [&str; 10] = [
+    "status",
+    "ok",
+    "id",
+    "receipt_id",
+    "data",
+    "log",
+    "items",
+    "meta",
+    "error",
+    "x",
+];
+
+impl Json {
+    fn render(&self) -> String {
+        let seps = |pretty: bool| if pretty { (",\n  ", "\n  ") } else { (",", "") };
+        match self {
+            Json::Leaf(s) => s.clone(),
+            Json::Array(items, pretty) => {
+                let (sep, ind) = seps(*pretty);
+                let items: Vec<String> = items.iter().map(Json::render).collect();
+                format!("[{ind}{}]", items.join(sep))
+            }
+            Json::Object(members, pretty) => {
+                let (sep, ind) = seps(*pretty);
+                let members: Vec<String> = members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (key, value))| {
+                        let key = if *key < 10 {
+                            KEYS[i % KEYS.len()].to_string()
+                        } else {
+                            format!("k{}", key - 10)
+                        };
+                        format!("\"{key}\": {}", value.render())
+                    })
+                    .collect();
+                format!("{{{ind}{}}}", members.join(sep))
+            }
+        }
     }
 }
 
-fn options(rng: &mut Rng, text: &str) -> Options {
-    let pattern = *rng.pick(&[
-        Pattern::Auto,
-        Pattern::Head,
-        Pattern::Tail,
-        Pattern::HeadTail,
-        Pattern::Terminal,
-        Pattern::Terminal,
-        Pattern::Search,
-        Pattern::File,
-        Pattern::Json,
-        Pattern::Csv,
-        Pattern::Yaml,
-    ]);
-    let unit = *rng.pick(&[
-        Unit::Bytes,
-        Unit::Bytes,
-        Unit::Chars,
-        Unit::Utf16,
-        Unit::Tokens,
-    ]);
-    let size = text.len().max(1) as u64;
-    let limit = match rng.below(6) {
-        0 => rng.below(60),
-        1 => rng.below(400),
-        2 => size + rng.below(100),
-        _ => rng.below(size + 1) + rng.below(3000),
-    } as usize;
-    let mut o = Options::new(pattern, Budget::new(unit, limit));
-    if rng.chance(1, 3) {
-        o.exit_code = Some(rng.below(3) as i64);
+fn json_leaf() -> impl Strategy<Value = Json> {
+    prop_oneof![
+        1 => Just("null".to_string()),
+        1 => Just("true".to_string()),
+        1 => any::<i64>().prop_map(|n| n.to_string()),
+        1 => Just("12345678901234567890123.5e-7".to_string()),
+        2 => json_string(),
+    ]
+    .prop_map(Json::Leaf)
+}
+
+/// An array (of up to 5 values, or one in four of 50-350 leaves only, so documents stay
+/// small enough to test quickly) or an object of up to 6 members, two in three of them
+/// under the fixed keys; `value` is what they hold.
+fn json_container(value: BoxedStrategy<Json>) -> impl Strategy<Value = Json> {
+    let key = prop_oneof![2 => 0..10u8, 1 => 10..109u8];
+    prop_oneof![
+        3 => (prop::collection::vec(value.clone(), 0..6), prop::bool::weighted(1.0 / 3.0))
+            .prop_map(|(items, pretty)| Json::Array(items, pretty)),
+        1 => (prop::collection::vec(json_leaf(), 50..350), prop::bool::weighted(1.0 / 3.0))
+            .prop_map(|(items, pretty)| Json::Array(items, pretty)),
+        4 => (prop::collection::vec((key, value), 0..7), prop::bool::weighted(1.0 / 3.0))
+            .prop_map(|(members, pretty)| Json::Object(members, pretty)),
+    ]
+}
+
+/// A JSON document: a container at the top, nested up to five levels.
+fn json_doc() -> impl Strategy<Value = String> {
+    let value = json_leaf().prop_recursive(
+        4,
+        64,
+        6,
+        |inner| prop_oneof![1 => json_leaf(), 1 => json_container(inner.boxed())],
+    );
+    json_container(value.boxed()).prop_map(|doc| doc.render())
+}
+
+/// How a budget's limit relates to the text's size.
+#[derive(Clone, Copy, Debug)]
+enum Limit {
+    /// Below 60: often too small for the marker.
+    Tiny(u64),
+    /// Below 400.
+    Small(u64),
+    /// The size plus up to 99: fits.
+    Fits(u64),
+    /// `cut % (size + 1)` plus up to 2999.
+    Around(u64, u64),
+}
+
+impl Limit {
+    fn of(self, size: u64) -> usize {
+        (match self {
+            Limit::Tiny(n) | Limit::Small(n) => n,
+            Limit::Fits(extra) => size + extra,
+            Limit::Around(cut, extra) => cut % (size + 1) + extra,
+        }) as usize
     }
-    if rng.chance(1, 4) {
-        o.header = true;
-        o.command = rng.chance(1, 2).then(|| "npm run build".to_string());
-        o.timed_out = rng.chance(1, 5);
-    }
-    if rng.chance(1, 3) {
-        o.fetch = Some(Fetch {
-            id: format!("call_{}", rng.below(1000)),
-            offset: rng.below(100000),
-            ..Fetch::default()
-        });
-    }
-    if rng.chance(1, 4) {
-        o.tool = Some(
-            rng.pick(&["terminal", "web_search", "read_file", "grep", "fetch"])
-                .to_string(),
-        );
-    }
-    if rng.chance(1, 5) {
-        o.head_share = rng.below(11) as f64 / 10.0;
-    }
-    if rng.chance(1, 5) {
-        o.terminal.context_before = rng.below(3) as usize;
-        o.terminal.context_after = rng.below(3) as usize;
-        o.terminal.collapse = rng.chance(1, 2);
-    }
-    if rng.chance(1, 4) {
-        let a = 1 + rng.below(200) as usize;
-        o.file.range = Some([a, a + rng.below(100) as usize]);
-    }
+}
+
+/// Options without the limit, which depends on the text: [`options`] puts them together.
+#[derive(Clone, Debug)]
+struct Drawn {
+    options: Options,
+    unit: Unit,
+    limit: Limit,
+}
+
+fn drawn() -> impl Strategy<Value = Drawn> {
+    let pattern = select(
+        &[
+            Pattern::Auto,
+            Pattern::Head,
+            Pattern::Tail,
+            Pattern::HeadTail,
+            Pattern::Terminal,
+            Pattern::Terminal,
+            Pattern::Search,
+            Pattern::File,
+            Pattern::Json,
+            Pattern::Csv,
+            Pattern::Yaml,
+        ][..],
+    );
+    let unit = select(
+        &[
+            Unit::Bytes,
+            Unit::Bytes,
+            Unit::Chars,
+            Unit::Utf16,
+            Unit::Tokens,
+        ][..],
+    );
+    let limit = prop_oneof![
+        1 => (0..60u64).prop_map(Limit::Tiny),
+        1 => (0..400u64).prop_map(Limit::Small),
+        1 => (0..100u64).prop_map(Limit::Fits),
+        3 => (any::<u64>(), 0..3000u64).prop_map(|(c, e)| Limit::Around(c, e)),
+    ];
+    let header = prop::option::weighted(0.25, (any::<bool>(), prop::bool::weighted(0.2)));
+    let fetch = prop::option::weighted(1.0 / 3.0, (0..1000u64, 0..100_000u64));
+    let tool = prop::option::weighted(
+        0.25,
+        select(&["terminal", "web_search", "read_file", "grep", "fetch"][..]),
+    );
+    let terminal = prop::option::weighted(0.2, (0..3usize, 0..3usize, any::<bool>()));
+    let range = prop::option::weighted(0.25, (1..=200usize, 0..100usize));
+    (
+        (pattern, unit, limit),
+        prop::option::weighted(1.0 / 3.0, 0..3i64),
+        header,
+        fetch,
+        tool,
+        prop::option::weighted(0.2, 0..=10u32),
+        terminal,
+        range,
+    )
+        .prop_map(
+            |(
+                (pattern, unit, limit),
+                exit_code,
+                header,
+                fetch,
+                tool,
+                head_share,
+                terminal,
+                range,
+            )| {
+                let mut o = Options::new(pattern, Budget::new(unit, 0));
+                o.exit_code = exit_code;
+                if let Some((command, timed_out)) = header {
+                    o.header = true;
+                    o.command = command.then(|| "npm run build".to_string());
+                    o.timed_out = timed_out;
+                }
+                o.fetch = fetch.map(|(id, offset)| Fetch {
+                    id: format!("call_{id}"),
+                    offset,
+                    ..Fetch::default()
+                });
+                o.tool = tool.map(str::to_string);
+                if let Some(tenths) = head_share {
+                    o.head_share = f64::from(tenths) / 10.0;
+                }
+                if let Some((before, after, collapse)) = terminal {
+                    o.terminal.context_before = before;
+                    o.terminal.context_after = after;
+                    o.terminal.collapse = collapse;
+                }
+                o.file.range = range.map(|(a, len)| [a, a + len]);
+                Drawn {
+                    options: o,
+                    unit,
+                    limit,
+                }
+            },
+        )
+}
+
+/// The drawn options with their limit for `text`.
+fn options(drawn: &Drawn, text: &str) -> Options {
+    let mut o = drawn.options.clone();
+    o.budget = Budget::new(drawn.unit, drawn.limit.of(text.len().max(1) as u64));
     o
 }
 
@@ -355,8 +476,8 @@ fn header_size(o: &Options, t: &Truncation) -> usize {
         .sum()
 }
 
-fn check(seed: u64, input: &str, o: &Options) {
-    let ctx = || format!("seed {seed}, options {o:?}, input {} bytes", input.len());
+fn check(input: &str, o: &Options) {
+    let ctx = || format!("options {o:?}, input {} bytes", input.len());
     let result = truncate(input, o);
     let again = truncate(input, o);
     assert_eq!(result, again, "not deterministic: {}", ctx());
@@ -601,88 +722,86 @@ fn check(seed: u64, input: &str, o: &Options) {
 
 // ---------------------------------------------------------------- properties
 
-/// Runs `case` for every seed, naming the seed of a failure (also when the library's own
-/// debug assertions fire). `TOOLSLICE_TRUNCATE_SEED` runs one seed.
-fn for_seeds(first: u64, n: usize, case: impl Fn(u64) + std::panic::RefUnwindSafe) {
-    let only = std::env::var("TOOLSLICE_TRUNCATE_SEED")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok());
-    for seed in first..first + n as u64 {
-        if only.is_some_and(|o| o != seed) {
-            continue;
-        }
-        if std::panic::catch_unwind(|| case(seed)).is_err() {
-            panic!("failed at seed {seed} (rerun with TOOLSLICE_TRUNCATE_SEED={seed})");
-        }
+proptest! {
+    #![proptest_config(proptest_config(1500))]
+    #[test]
+    fn every_pattern_every_unit_holds_its_invariants(input in text(), drawn in drawn()) {
+        check(&input, &options(&drawn, &input));
     }
 }
 
-#[test]
-fn every_pattern_every_unit_holds_its_invariants() {
-    for_seeds(0, cases(1500), |seed| {
-        let mut rng = Rng::new(seed);
-        let input = text(&mut rng);
-        let o = options(&mut rng, &input);
-        check(seed, &input, &o);
-    });
-}
-
-#[test]
-fn terminal_logs_keep_errors_and_tail() {
-    let n = cases(400);
-    for case in 0..n as u64 {
-        let mut rng = Rng::new(10_000 + case);
-        let mut input = String::new();
-        let lines = 50 + rng.below(3000);
-        for _ in 0..lines {
-            if rng.chance(1, 200) {
-                input.push_str(rng.pick::<&str>(ERRORS));
-            } else {
-                let k = 1 + rng.below(8);
-                input.push_str(
-                    &(0..k)
-                        .map(|_| *rng.pick(&WORDS[..14]))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                );
+/// A build log of 50-3050 lines: filler lines of up to eight words (cycling through up to
+/// 64 of them) with up to 15 runs of one to three error lines at generated places (a run
+/// puts error lines next to each other, where the one-scan error matcher resumes at the
+/// next line after a match), then the exit line.
+fn build_log() -> impl Strategy<Value = String> {
+    (
+        50..3050usize,
+        prop::collection::vec(prop::collection::vec(select(&WORDS[..14]), 1..=8), 1..64),
+        prop::collection::vec(
+            (any::<Index>(), prop::collection::vec(select(ERRORS), 1..=3)),
+            0..16,
+        ),
+    )
+        .prop_map(|(n, fillers, runs)| {
+            let mut lines: Vec<String> = fillers
+                .iter()
+                .cycle()
+                .take(n)
+                .map(|w| w.join(" "))
+                .collect();
+            for (at, run) in runs {
+                for (line, error) in lines[at.index(n)..].iter_mut().zip(run) {
+                    *line = error.to_string();
+                }
             }
-            input.push('\n');
-        }
-        input.push_str("Process finished with exit code 1\n");
-        let mut o = Options::new(
-            Pattern::Terminal,
-            Budget::new(
-                *rng.pick(&[Unit::Bytes, Unit::Chars, Unit::Utf16]),
-                2000 + rng.below(6000) as usize,
-            ),
-        );
+            let mut input = lines.join("\n");
+            input.push_str("\nProcess finished with exit code 1\n");
+            input
+        })
+}
+
+proptest! {
+    #![proptest_config(proptest_config(400))]
+    #[test]
+    fn terminal_logs_keep_errors_and_tail(
+        input in build_log(),
+        unit in select(&[Unit::Bytes, Unit::Chars, Unit::Utf16][..]),
+        limit in 2000..8000usize,
+        header in any::<bool>(),
+    ) {
+        let mut o = Options::new(Pattern::Terminal, Budget::new(unit, limit));
         o.exit_code = Some(1);
-        o.header = rng.chance(1, 2);
-        check(10_000 + case, &input, &o);
+        o.header = header;
+        check(&input, &o);
         let t = truncate(&input, &o).unwrap();
-        assert!(t.text.ends_with("Process finished with exit code 1\n"));
+        prop_assert!(t.text.ends_with("Process finished with exit code 1\n"));
     }
 }
 
-#[test]
-fn token_budgets_hold_under_a_non_additive_counter() {
-    // Words count once, long words cost extra: merging pieces changes the count.
-    let counter = |s: &str| -> usize {
-        s.split_whitespace().map(|w| 1 + w.len() / 6).sum::<usize>() + s.matches('\n').count()
-    };
-    let n = cases(300);
-    for case in 0..n as u64 {
-        let mut rng = Rng::new(20_000 + case);
-        let input = text(&mut rng);
-        let mut o = options(&mut rng, &input);
-        o.budget = Budget::Tokens(rng.below(2000) as usize);
+/// Words count once, long words cost extra: merging pieces changes the count.
+fn non_additive(s: &str) -> usize {
+    s.split_whitespace().map(|w| 1 + w.len() / 6).sum::<usize>() + s.matches('\n').count()
+}
+
+proptest! {
+    #![proptest_config(proptest_config(300))]
+    #[test]
+    fn token_budgets_hold_under_a_non_additive_counter(
+        input in text(),
+        drawn in drawn(),
+        tokens in 0..2000usize,
+    ) {
+        let counter = non_additive;
+        let mut o = options(&drawn, &input);
+        o.budget = Budget::Tokens(tokens);
         match truncate_with(&input, &o, &counter) {
             Ok(t) => {
-                assert!(counter(&t.text) <= o.budget.limit(), "seed {case}");
-                assert_eq!(t.size, counter(&t.text));
+                prop_assert!(counter(&t.text) <= o.budget.limit());
+                prop_assert_eq!(t.size, counter(&t.text));
             }
             Err(TruncateError::BudgetTooSmall { .. } | TruncateError::InvalidJson(_)) => {}
-            Err(e) => panic!("seed {case}: {e}"),
+            Err(e) => prop_assert!(false, "{}", e),
         }
     }
 }
@@ -730,7 +849,7 @@ fn edge_inputs() {
                     Pattern::Csv,
                     Pattern::Yaml,
                 ] {
-                    check(0, input, &Options::new(p, Budget::new(unit, limit)));
+                    check(input, &Options::new(p, Budget::new(unit, limit)));
                 }
             }
         }
@@ -778,23 +897,4 @@ fn options_read_from_json_with_defaults() {
     assert_eq!(o.terminal.context_before, 1);
     assert_eq!(o.terminal.context_after, 1);
     assert!(serde_json::from_str::<Options>(r#"{"budgte":{"bytes":1}}"#).is_err());
-}
-
-/// Prints one generated case (for debugging): `TOOLSLICE_TRUNCATE_SEED=N cargo test --test
-/// truncate_props show_case -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn show_case() {
-    let seed: u64 = std::env::var("TOOLSLICE_TRUNCATE_SEED")
-        .unwrap()
-        .parse()
-        .unwrap();
-    let mut rng = Rng::new(seed);
-    let input = text(&mut rng);
-    let o = options(&mut rng, &input);
-    eprintln!(
-        "options: {o:?}\ninput ({} bytes): {:?}",
-        input.len(),
-        &input[..input.len().min(3000)]
-    );
 }

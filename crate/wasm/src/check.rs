@@ -398,6 +398,83 @@ impl CheckReport {
     pub fn jsonl(&self) -> String {
         render::jsonl(&self.report)
     }
+
+    /// How many rows the report lists: the range the piecewise renderings below take.
+    #[wasm_bindgen(getter, js_name = rowCount)]
+    pub fn row_count(&self) -> u32 {
+        self.report.rows.len() as u32
+    }
+
+    /// The table's header line. `tableHead() + tableRows(0, rowCount) + tableTail()` is
+    /// `table()`, written piece by piece so a large table is never one string.
+    #[wasm_bindgen(js_name = tableHead)]
+    pub fn table_head(&self) -> String {
+        render::table_head()
+    }
+
+    /// The table lines of rows `from` to `to` (exclusive; clamped to `rowCount`).
+    #[wasm_bindgen(js_name = tableRows)]
+    pub fn table_rows(&self, from: u32, to: u32) -> String {
+        render::table_rows(&self.report, from as usize, to as usize)
+    }
+
+    /// Everything after the table's rows: the summary line and the `#` comments.
+    #[wasm_bindgen(js_name = tableTail)]
+    pub fn table_tail(&self) -> String {
+        render::table_tail(&self.report)
+    }
+
+    /// The JSON report up to and including `"rows": [`. `jsonHead() + jsonRows(0, rowCount)
+    /// + jsonTail()` is `json()`.
+    #[wasm_bindgen(js_name = jsonHead)]
+    pub fn json_head(&self) -> String {
+        render::json_head(&self.report)
+    }
+
+    /// Rows `from` to `to` (exclusive; clamped to `rowCount`) of the JSON report, each after
+    /// its separator.
+    #[wasm_bindgen(js_name = jsonRows)]
+    pub fn json_rows(&self, from: u32, to: u32) -> String {
+        render::json_rows(&self.report, from as usize, to as usize)
+    }
+
+    /// The rest of the JSON report after its rows.
+    #[wasm_bindgen(js_name = jsonTail)]
+    pub fn json_tail(&self) -> String {
+        render::json_tail(&self.report)
+    }
+
+    /// How many rollup entries the report lists: the range `jsonRollup` takes.
+    #[wasm_bindgen(getter, js_name = rollupCount)]
+    pub fn rollup_count(&self) -> u32 {
+        self.report.rollup.len() as u32
+    }
+
+    /// `jsonTail()` in pieces: the rows' close up to `"rollup": [`. `jsonMiddle() +
+    /// jsonRollup(0, rollupCount) + jsonEnd()` is `jsonTail()`.
+    #[wasm_bindgen(js_name = jsonMiddle)]
+    pub fn json_middle(&self) -> String {
+        render::json_middle(&self.report)
+    }
+
+    /// Rollup entries `from` to `to` (exclusive; clamped to `rollupCount`) of the JSON
+    /// report, each after its separator.
+    #[wasm_bindgen(js_name = jsonRollup)]
+    pub fn json_rollup(&self, from: u32, to: u32) -> String {
+        render::json_rollup(&self.report, from as usize, to as usize)
+    }
+
+    /// The rest of the JSON report after its rollup.
+    #[wasm_bindgen(js_name = jsonEnd)]
+    pub fn json_end(&self) -> String {
+        render::json_end(&self.report)
+    }
+
+    /// The JSONL lines of rows `from` to `to` (exclusive; clamped to `rowCount`).
+    #[wasm_bindgen(js_name = jsonlRows)]
+    pub fn jsonl_rows(&self, from: u32, to: u32) -> String {
+        render::jsonl_rows(&self.report, from as usize, to as usize)
+    }
 }
 
 /// Checks a whole input at once (any supported format; see `CheckOptions.format`).

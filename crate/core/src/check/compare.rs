@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::report::{Report, Row};
+use super::report::Report;
+use super::rows::RowRef;
 
 /// One side of a paired tool call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,30 +58,30 @@ pub struct SpanRunDiff {
     pub builder_changed: bool,
 }
 
-fn side(row: &Row) -> SliceSide {
+fn side(row: &RowRef<'_>) -> SliceSide {
     SliceSide {
         line: row.line,
-        span_id: row.span_id.clone(),
+        span_id: row.span_id.map(str::to_string),
         injected_bytes: row.injected_bytes,
         injected_tokens: row.injected_tokens,
-        sha256_injected: row.sha256_injected.clone(),
-        clip_reason: row.clip_reason.clone(),
-        prompt_builder_version: row.prompt_builder_version.clone(),
+        sha256_injected: row.sha256_injected.map(str::to_string),
+        clip_reason: row.clip_reason.map(str::to_string),
+        prompt_builder_version: row.prompt_builder_version.map(str::to_string),
     }
 }
 
-type Grouped<'a> = (Vec<&'a Row>, BTreeMap<(String, String), Vec<usize>>, u64);
+type Grouped<'a> = (Vec<RowRef<'a>>, BTreeMap<(String, String), Vec<usize>>, u64);
 
 /// Rows in line order, the indexes of each (tool, observed hash), and the unhashed count.
 fn group(report: &Report) -> Grouped<'_> {
-    let mut rows: Vec<&Row> = report.rows.iter().collect();
+    let mut rows: Vec<RowRef<'_>> = report.rows.iter().collect();
     crate::sort::sort_by_key(&mut rows, |r| r.line);
     let mut by_key: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut unhashed = 0;
     for (i, row) in rows.iter().enumerate() {
-        match row.sha256_observed.as_deref().filter(|h| !h.is_empty()) {
+        match row.sha256_observed.filter(|h| !h.is_empty()) {
             Some(h) => by_key
-                .entry((row.name.clone(), h.to_string()))
+                .entry((row.name.to_string(), h.to_string()))
                 .or_default()
                 .push(i),
             None => unhashed += 1,
@@ -101,7 +102,7 @@ pub fn compare_span_runs(left: &Report, right: &Report) -> SpanRunDiff {
         let ridx = rkeys.get(key).map_or(&[][..], Vec::as_slice);
         for (l, r) in lidx.iter().zip(ridx) {
             let (l, r) = (lrows[*l], rrows[*r]);
-            let differs = match (l.sha256_injected.as_deref(), r.sha256_injected.as_deref()) {
+            let differs = match (l.sha256_injected, r.sha256_injected) {
                 (Some(a), Some(b)) if !a.is_empty() && !b.is_empty() => a != b,
                 _ => l.injected_bytes != r.injected_bytes,
             };
@@ -110,8 +111,8 @@ pub fn compare_span_runs(left: &Report, right: &Report) -> SpanRunDiff {
                     name: key.0.clone(),
                     sha256_observed: key.1.clone(),
                     observed_bytes: l.observed_bytes,
-                    left: side(l),
-                    right: side(r),
+                    left: side(&l),
+                    right: side(&r),
                 });
             } else {
                 unchanged += 1;
@@ -127,11 +128,14 @@ pub fn compare_span_runs(left: &Report, right: &Report) -> SpanRunDiff {
     }
     crate::sort::sort_by_key(&mut injected_changed, |c| c.left.line);
 
-    let builders = |rows: &[&Row]| -> Vec<Option<String>> {
+    let builders = |rows: &[RowRef<'_>]| -> Vec<Option<String>> {
         // Extended, not collected: collecting into a BTreeSet sorts, another copy of std's
         // sort in the wasm module (see `crate::sort`).
         let mut set: BTreeSet<Option<String>> = BTreeSet::new();
-        set.extend(rows.iter().map(|r| r.prompt_builder_version.clone()));
+        set.extend(
+            rows.iter()
+                .map(|r| r.prompt_builder_version.map(str::to_string)),
+        );
         set.into_iter().collect()
     };
     let left_builders = builders(&lrows);

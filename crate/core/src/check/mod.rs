@@ -20,6 +20,7 @@ mod classify;
 mod compare;
 pub mod render;
 mod report;
+mod rows;
 mod stream;
 
 pub use classify::{
@@ -33,4 +34,5 @@ pub use report::{
     BuilderStats, CheckOptions, ClipHistogram, Counts, Limits, NotKept, Report, ReportBuilder,
     Rollup, Row, ToolStats, MAX_LISTED, MAX_ROLLUP_EXAMPLES, ROW_BYTES, SPAN_FACT_BYTES,
 };
+pub use rows::{RowRef, Rows, TextIter, TextList};
 pub use stream::{check_bytes, Checker};

@@ -8,30 +8,51 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
+use serde::Serialize;
+
 use super::report::Report;
-use crate::record::Layout;
+use crate::record::{Layout, ReadAs};
 
 /// The seed's table: a header, one row per span in priority order, a blank line, then
-/// `# silent_clip=N incomplete=N total=N`.
+/// `# silent_clip=N incomplete=N total=N` and the `#` comments. The same text as
+/// [`table_head`] + [`table_rows`] over every row + [`table_tail`], the pieces a front end
+/// writes one after the other so a large table is never held whole.
 pub fn table(report: &Report) -> String {
-    let mut out = String::with_capacity(64 * (report.rows.len() + 4));
-    let _ = writeln!(
-        out,
-        "{:<16} {:<12} {:<16} {:>8} {:>8} detail",
+    let mut out = table_head();
+    out.push_str(&table_rows(report, 0, report.rows.len()));
+    out.push_str(&table_tail(report));
+    out
+}
+
+/// The table's header line.
+pub fn table_head() -> String {
+    format!(
+        "{:<16} {:<12} {:<16} {:>8} {:>8} detail\n",
         "status", "span", "tool", "obs", "inj"
-    );
-    for row in &report.rows {
+    )
+}
+
+/// The table lines of rows `from..to` (clamped to the rows there are).
+pub fn table_rows(report: &Report, from: usize, to: usize) -> String {
+    let mut out = String::with_capacity(64 * to.min(report.rows.len()).saturating_sub(from));
+    for row in report.rows.range(from, to) {
         let _ = writeln!(
             out,
             "{:<16} {:<12} {:<16} {:>8} {:>8} {}",
             row.status.as_str(),
-            esc(row.span_id.as_deref().unwrap_or("-")),
-            esc(&row.name),
+            esc(row.span_id.unwrap_or("-")),
+            esc(row.name),
             row.observed_bytes.unwrap_or(0),
             row.injected_bytes.unwrap_or(0),
             esc(&row.detail.join(","))
         );
     }
+    out
+}
+
+/// Everything after the table's rows: the blank line, the summary and the `#` comments.
+pub fn table_tail(report: &Report) -> String {
+    let mut out = String::new();
     let c = &report.counts;
     let _ = writeln!(
         out,
@@ -64,14 +85,14 @@ pub fn table(report: &Report) -> String {
         );
     }
     for row in report.rows.iter().filter(|r| !r.warnings.is_empty()) {
-        for w in &row.warnings {
+        for w in row.warnings {
             let _ = writeln!(out, "# warning {at} {}: {}", row.line, esc(w));
         }
     }
     for row in report.rows.iter().filter(|r| !r.notes.is_empty()) {
-        let span = esc(row.span_id.as_deref().unwrap_or("-"));
+        let span = esc(row.span_id.unwrap_or("-"));
         let join = row.join.map_or("", |j| j.as_str());
-        for n in &row.notes {
+        for n in row.notes {
             let n = esc(n);
             let _ = writeln!(out, "# note {at} {} ({span}, join={join}): {n}", row.line);
         }
@@ -188,18 +209,161 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// The whole report as pretty-printed JSON.
+/// The whole report as pretty-printed JSON: [`json_head`] + [`json_rows`] over every row +
+/// [`json_tail`], byte for byte what `serde_json::to_string_pretty` writes for the report.
 pub fn json(report: &Report) -> String {
-    // Serializing plain data with string keys cannot fail.
-    serde_json::to_string_pretty(report).expect("report serializes")
+    let mut out = json_head(report);
+    out.push_str(&json_rows(report, 0, report.rows.len()));
+    out.push_str(&json_tail(report));
+    out
+}
+
+/// The fields before the report's rows, up to and including `"rows": [`.
+pub fn json_head(report: &Report) -> String {
+    #[derive(Serialize)]
+    struct Head<'a> {
+        format: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        read_as: &'a Option<ReadAs>,
+    }
+    let head = pretty(&Head {
+        format: &report.format,
+        read_as: &report.read_as,
+    });
+    // `{ ...fields }` without its closing `\n}`, then the rows' key.
+    let mut out = head[..head.len() - 2].to_string();
+    out.push_str(",\n  \"rows\": [");
+    out
+}
+
+/// Rows `from..to` (clamped to the rows there are) of the pretty JSON report, each after its
+/// separator (`\n` before the first row, `,\n` before the others) and indented as an element
+/// of the report's `rows` array.
+pub fn json_rows(report: &Report, from: usize, to: usize) -> String {
+    let start = from.min(report.rows.len());
+    let mut out = String::new();
+    for (i, row) in report.rows.range(from, to).enumerate() {
+        out.push_str(if start + i == 0 { "\n    " } else { ",\n    " });
+        // A pretty row at depth 0, moved to depth 2: JSON escapes every newline inside a
+        // string, so each newline of the text is one of the formatter's own.
+        indent(&mut out, &pretty(&row), "\n    ");
+    }
+    out
+}
+
+/// The end of the pretty JSON report: the rows array's close, the fields after it, and the
+/// report's closing brace (no newline after it, as `serde_json` writes it). The same text as
+/// [`json_middle`] + [`json_rollup`] over every rollup entry + [`json_end`]: the rollup lists
+/// a parent per turn or agent that hides a failure, as many as a tenth of the rows.
+pub fn json_tail(report: &Report) -> String {
+    let mut out = json_middle(report);
+    out.push_str(&json_rollup(report, 0, report.rollup.len()));
+    out.push_str(&json_end(report));
+    out
+}
+
+/// The rows array's close, the fields between the rows and the rollup, and `"rollup": [`.
+pub fn json_middle(report: &Report) -> String {
+    #[derive(Serialize)]
+    struct Middle<'a> {
+        counts: &'a super::Counts,
+        invalid: &'a [crate::record::Invalid],
+        skipped: &'a [crate::record::Skipped],
+        silent_clips_per_100: f64,
+        clip_histogram: &'a super::ClipHistogram,
+        tools: &'a [super::ToolStats],
+        builders: &'a [super::BuilderStats],
+    }
+    let middle = pretty(&Middle {
+        counts: &report.counts,
+        invalid: &report.invalid,
+        skipped: &report.skipped,
+        silent_clips_per_100: report.silent_clips_per_100,
+        clip_histogram: &report.clip_histogram,
+        tools: &report.tools,
+        builders: &report.builders,
+    });
+    // An empty array closes on its own line's bracket; a full one on a new line.
+    let mut out = String::from(if report.rows.is_empty() {
+        "],"
+    } else {
+        "\n  ],"
+    });
+    // The fields without the braces around them.
+    out.push_str(&middle[1..middle.len() - 2]);
+    out.push_str(",\n  \"rollup\": [");
+    out
+}
+
+/// Rollup entries `from..to` (clamped to the entries there are), each after its separator,
+/// indented as elements of the report's `rollup` array.
+pub fn json_rollup(report: &Report, from: usize, to: usize) -> String {
+    let to = to.min(report.rollup.len());
+    let from = from.min(to);
+    let mut out = String::new();
+    for (i, entry) in report.rollup[from..to].iter().enumerate() {
+        out.push_str(if from + i == 0 { "\n    " } else { ",\n    " });
+        indent(&mut out, &pretty(entry), "\n    ");
+    }
+    out
+}
+
+/// The rollup's close, the fields after it, and the report's closing brace.
+pub fn json_end(report: &Report) -> String {
+    #[derive(Serialize)]
+    struct End<'a> {
+        flagged_only: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        nothing_checked: &'a Option<String>,
+        not_kept: &'a super::NotKept,
+        exit_code: i32,
+    }
+    let end = pretty(&End {
+        flagged_only: report.flagged_only,
+        nothing_checked: &report.nothing_checked,
+        not_kept: &report.not_kept,
+        exit_code: report.exit_code,
+    });
+    let mut out = String::from(if report.rollup.is_empty() {
+        "],"
+    } else {
+        "\n  ],"
+    });
+    // The fields and the closing brace, without the opening one.
+    out.push_str(&end[1..]);
+    out
 }
 
 /// One JSON object per row, in priority order, each ending in a newline.
 pub fn jsonl(report: &Report) -> String {
-    let mut out = String::new();
-    for row in &report.rows {
-        out.push_str(&serde_json::to_string(row).expect("row serializes"));
-        out.push('\n');
+    jsonl_rows(report, 0, report.rows.len())
+}
+
+/// The JSONL lines of rows `from..to` (clamped to the rows there are).
+pub fn jsonl_rows(report: &Report, from: usize, to: usize) -> String {
+    let mut out = Vec::new();
+    for row in report.rows.range(from, to) {
+        // Serializing plain data with string keys into memory cannot fail.
+        serde_json::to_writer(&mut out, &row).expect("row serializes");
+        out.push(b'\n');
     }
-    out
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+fn pretty<T: Serialize>(value: &T) -> String {
+    // Serializing plain data with string keys cannot fail.
+    serde_json::to_string_pretty(value).expect("report serializes")
+}
+
+/// Appends `text` with every newline replaced by `newline`.
+fn indent(out: &mut String, text: &str, newline: &str) {
+    let mut lines = text.split('\n');
+    if let Some(first) = lines.next() {
+        out.push_str(first);
+    }
+    for line in lines {
+        out.push_str(newline);
+        out.push_str(line);
+    }
 }

@@ -7,6 +7,8 @@
 
 use crate::intern::Interner;
 
+use super::rows::{NewRow, Rows, PACKED_BYTES};
+
 use serde::{Deserialize, Serialize};
 
 use super::classify::{
@@ -21,7 +23,9 @@ use crate::span::{InvalidKind, LazyText, SpanRecord, SpanView};
 /// non-trace file of millions of lines must not exhaust memory describing itself.
 pub const MAX_LISTED: usize = 1000;
 
-/// One classified tool span.
+/// One classified tool span, with owned fields. A report keeps its rows packed ([`Rows`]);
+/// this is what [`Rows::row`] and [`super::RowRef::to_row`] hand out, and what a report's
+/// JSON holds per row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// 1-based line number in the input.
@@ -218,9 +222,9 @@ impl Default for Limits {
 
 /// The memory a kept span fact costs beyond its id: its rollup node and the two lengths the
 /// tool medians need.
-pub const SPAN_FACT_BYTES: u64 = (std::mem::size_of::<Node>() + 2 * 8) as u64;
-/// The memory a listed row costs beyond its text fields.
-pub const ROW_BYTES: u64 = std::mem::size_of::<Row>() as u64;
+pub const SPAN_FACT_BYTES: u64 = (std::mem::size_of::<Node>() + 2 * 4) as u64;
+/// The memory a listed row costs beyond its texts (and 4 bytes per item of its lists).
+pub const ROW_BYTES: u64 = PACKED_BYTES;
 /// What a new entry of a name table (tool, builder, parent id) costs beyond its text.
 const NAME_BYTES: u64 = 48;
 
@@ -253,8 +257,8 @@ pub struct Report {
     /// Layout and conventions of a trace-format input; absent for seed-000 span JSONL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_as: Option<ReadAs>,
-    /// Rows in priority order (worst first), then by line.
-    pub rows: Vec<Row>,
+    /// Rows in priority order (worst first), then by line, kept compactly (see [`Rows`]).
+    pub rows: Rows,
     pub counts: Counts,
     pub invalid: Vec<Invalid>,
     pub skipped: Vec<Skipped>,
@@ -285,8 +289,46 @@ pub struct Report {
 #[derive(Default)]
 struct ToolAcc {
     spans: u64,
-    observed: Vec<u64>,
-    injected: Vec<u64>,
+    observed: Lengths,
+    injected: Lengths,
+}
+
+/// Every length of one tool, for its median: 4 bytes each until one does not fit in 32 bits
+/// (a tool output of 4 GiB), 8 from then on.
+enum Lengths {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Default for Lengths {
+    fn default() -> Self {
+        Lengths::Narrow(Vec::new())
+    }
+}
+
+impl Lengths {
+    #[inline(always)]
+    fn push(&mut self, value: Option<u64>) {
+        let Some(value) = value else { return };
+        match self {
+            Lengths::Narrow(values) => match u32::try_from(value) {
+                Ok(v) => values.push(v),
+                Err(_) => {
+                    let mut wide: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+                    wide.push(value);
+                    *self = Lengths::Wide(wide);
+                }
+            },
+            Lengths::Wide(values) => values.push(value),
+        }
+    }
+
+    fn median(&mut self) -> Option<f64> {
+        match self {
+            Lengths::Narrow(values) => median(values, f64::from),
+            Lengths::Wide(values) => median(values, |v| v as f64),
+        }
+    }
 }
 
 /// What the rollup needs to know of every span that has an id. Spans are appended in input
@@ -320,9 +362,8 @@ pub struct ReportBuilder {
     options: CheckOptions,
     format: String,
     read_as: Option<ReadAs>,
-    /// Rows by status priority (worst first), each in arrival order: the report's order
-    /// without moving a row more than once at the end.
-    rows: [Vec<Row>; Status::ALL.len()],
+    /// Listed rows in arrival order, put in the report's order at the end.
+    rows: Rows,
     counts: Counts,
     invalid: Vec<Invalid>,
     skipped: Vec<Skipped>,
@@ -342,7 +383,7 @@ pub struct ReportBuilder {
     /// Names of the context spans (agents, turns, model calls) among the nodes.
     other_names: Vec<Box<str>>,
     /// (label, parent, status) of every span that fails the run and has a parent.
-    flagged_children: Vec<(String, u32, Status)>,
+    flagged_children: Vec<(Label, u32, Status)>,
     /// Bytes kept so far against [`Limits::fact_bytes`] and [`Limits::row_bytes`].
     fact_bytes: u64,
     row_bytes: u64,
@@ -508,29 +549,30 @@ impl ReportBuilder {
         if keep && !self.keep_row(line, row_cost(rec, &verdict, &provenance.notes)) {
             self.not_kept.rows += 1;
         } else if keep {
-            // Straight from the view: the row has no `status` text, and `name` is the
-            // checked one; owning the whole record first copied both only to drop them.
-            let name = crate::bytes::to_string(name);
-            self.rows[usize::from(verdict.status.priority())].push(Row {
+            // Straight from the view into the packed rows: no `String` per field.
+            let preview = rec.injected_preview.as_ref().map(LazyText::decode);
+            self.rows.push(NewRow {
                 line,
-                span_id: owned(rec.span_id.take()),
-                parent_id: owned(rec.parent_id.take()),
-                name,
                 status: verdict.status,
-                detail: verdict.detail,
+                texts: [
+                    rec.span_id.as_deref(),
+                    rec.parent_id.as_deref(),
+                    Some(name),
+                    rec.clip_reason.as_deref(),
+                    rec.sha256_observed.as_deref(),
+                    rec.sha256_injected.as_deref(),
+                    preview.as_deref(),
+                    rec.prompt_builder_version.as_deref(),
+                ],
                 observed_bytes: rec.observed_bytes,
                 injected_bytes: rec.injected_bytes,
                 injected_tokens: rec.injected_tokens,
-                clip_ratio,
-                clip_reason: owned(rec.clip_reason.take()),
-                sha256_observed: owned(rec.sha256_observed.take()),
-                sha256_injected: owned(rec.sha256_injected.take()),
-                injected_preview: rec.injected_preview.take().map(LazyText::into_owned),
-                prompt_builder_version: owned(rec.prompt_builder_version.take()),
                 model_context_limit_tokens: rec.model_context_limit_tokens,
-                warnings: verdict.warnings,
+                clip_ratio,
+                detail: &verdict.detail,
+                warnings: &verdict.warnings,
+                notes: &provenance.notes,
                 join: provenance.join,
-                notes: provenance.notes,
                 injected_tokens_estimated: provenance.injected_tokens_estimated,
             });
         }
@@ -590,8 +632,8 @@ impl ReportBuilder {
         }
         let acc = &mut self.tools[tool as usize];
         acc.spans += 1;
-        acc.observed.extend(rec.observed_bytes);
-        acc.injected.extend(rec.injected_bytes);
+        acc.observed.push(rec.observed_bytes);
+        acc.injected.push(rec.injected_bytes);
 
         let silent = u64::from(status == Status::SilentClip);
         let builder = match rec.prompt_builder_version.as_deref() {
@@ -614,11 +656,13 @@ impl ReportBuilder {
         }
         if status.fails_run() {
             if let Some(parent) = parent {
-                let label = rec
-                    .span_id
-                    .as_deref()
-                    .map_or_else(|| format!("line {line}"), str::to_string);
-                self.fact_bytes = self.fact_bytes.saturating_add(label.len() as u64 + 32);
+                // The span's node (just added) names it; no text of its own per failing span.
+                let label = match rec.span_id {
+                    Some(_) => Label::Node(self.nodes.len() as u32 - 1),
+                    None => Label::Line(line),
+                };
+                let cost = std::mem::size_of::<(Label, u32, Status)>() as u64;
+                self.fact_bytes = self.fact_bytes.saturating_add(cost);
                 self.flagged_children.push((label, parent, status));
             }
         }
@@ -644,7 +688,8 @@ impl ReportBuilder {
 
     pub fn finish(mut self) -> Report {
         let nothing_checked = (self.counts.total == 0).then(|| self.nothing_checked());
-        let rows = by_priority(std::mem::take(&mut self.rows));
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort();
         let flagged = std::mem::take(&mut self.flagged_children);
         let rollup = self.rollup(flagged);
         let counts = self.counts;
@@ -658,8 +703,8 @@ impl ReportBuilder {
             .map(|(name, mut acc)| ToolStats {
                 name: name.into(),
                 spans: acc.spans,
-                median_observed_bytes: median(&mut acc.observed),
-                median_injected_bytes: median(&mut acc.injected),
+                median_observed_bytes: acc.observed.median(),
+                median_injected_bytes: acc.injected.median(),
             })
             .collect();
         crate::sort::sort_by(&mut tools, |a, b| a.name.cmp(&b.name));
@@ -759,7 +804,7 @@ impl ReportBuilder {
     /// parent, each ancestor keeping the first [`MAX_ROLLUP_EXAMPLES`] failing descendants
     /// (in input order) as examples. A parent cycle in bad data charges every span on the
     /// cycle with all that reaches it, once, and never loops.
-    fn rollup(&self, flagged: Vec<(String, u32, Status)>) -> Vec<Rollup> {
+    fn rollup(&self, flagged: Vec<(Label, u32, Status)>) -> Vec<Rollup> {
         if flagged.is_empty() {
             return Vec::new();
         }
@@ -849,7 +894,7 @@ impl ReportBuilder {
             entry.silent_clip = slot.silent;
             entry.incomplete = slot.incomplete;
             entry.flagged = (slot.examples.iter())
-                .map(|&i| flagged[i as usize].0.clone())
+                .map(|&i| self.label(flagged[i as usize].0))
                 .collect();
             list.push(entry);
         }
@@ -859,6 +904,19 @@ impl ReportBuilder {
                 .then_with(|| crate::bytes::cmp(a.span_id.as_bytes(), b.span_id.as_bytes()))
         });
         list
+    }
+
+    /// How a failing span is named among a parent's examples: its id, or `line N`.
+    fn label(&self, label: Label) -> String {
+        match label {
+            Label::Node(n) => {
+                let start = n
+                    .checked_sub(1)
+                    .map_or(0, |p| self.nodes[p as usize].id_end);
+                self.ids[start..self.nodes[n as usize].id_end].to_string()
+            }
+            Label::Line(line) => format!("line {line}"),
+        }
     }
 
     /// A parent's rollup entry, charged with nothing yet.
@@ -877,6 +935,14 @@ impl ReportBuilder {
             flagged: Vec::new(),
         }
     }
+}
+
+/// A failing span among a parent's examples: the node that holds its id, or its line when
+/// it has none.
+#[derive(Clone, Copy)]
+enum Label {
+    Node(u32),
+    Line(u64),
 }
 
 /// At most this many failing descendants are named per rollup parent (the counts cover all):
@@ -945,7 +1011,7 @@ fn row_cost(rec: &SpanView<'_>, verdict: &Verdict, notes: &[String]) -> u64 {
     let lists = (verdict.detail.iter())
         .chain(&verdict.warnings)
         .chain(notes)
-        .map(|t| t.len() + 24)
+        .map(|t| t.len() + 4)
         .sum::<usize>();
     let fields = text(&rec.span_id)
         + text(&rec.parent_id)
@@ -963,7 +1029,7 @@ fn owned(v: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
 
 /// The median of the values (mean of the middle two for an even count), by selection
 /// rather than a full sort: a tool of a large run has millions of lengths.
-fn median(values: &mut [u64]) -> Option<f64> {
+fn median<T: Copy + Ord>(values: &mut [T], float: impl Fn(T) -> f64) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
@@ -972,33 +1038,12 @@ fn median(values: &mut [u64]) -> Option<f64> {
     let (mid, odd) = (values.len() / 2, values.len() % 2 == 1);
     let (below, &mut middle, _) = values.select_nth_unstable(mid);
     Some(if odd {
-        middle as f64
+        float(middle)
     } else {
         // Everything below `mid` is <= the middle value; the largest of it is the other one.
         let lower = below.iter().copied().max().unwrap_or(middle);
-        (lower as f64 + middle as f64) / 2.0
+        (float(lower) + float(middle)) / 2.0
     })
-}
-
-/// The rows in the order the seed asks for, worst first, then by line: the buckets end to
-/// end. Span JSONL rows arrive in line order; trace-format rows arrive as their tool calls
-/// are joined, so a bucket out of line order is sorted (stably).
-fn by_priority(buckets: [Vec<Row>; Status::ALL.len()]) -> Vec<Row> {
-    let total = buckets.iter().map(Vec::len).sum();
-    let mut out = Vec::new();
-    for mut bucket in buckets {
-        if !bucket.windows(2).all(|w| w[0].line <= w[1].line) {
-            crate::sort::sort_by_key(&mut bucket, |r| r.line);
-        }
-        if out.is_empty() && bucket.capacity() >= total {
-            // A bucket that can hold every row becomes the output: no move at all.
-            out = bucket;
-        } else if !bucket.is_empty() {
-            out.reserve_exact(total - out.len());
-            out.append(&mut bucket);
-        }
-    }
-    out
 }
 
 impl Sink for ReportBuilder {
@@ -1034,5 +1079,31 @@ impl Sink for ReportBuilder {
     fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
         ReportBuilder::set_format(self, format);
         ReportBuilder::set_read_as(self, read_as);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_widen_past_32_bits_and_keep_their_median() {
+        let mut narrow = Lengths::default();
+        for v in [7, 1, 5, 3] {
+            narrow.push(Some(v));
+        }
+        narrow.push(None);
+        assert!(matches!(narrow, Lengths::Narrow(_)));
+        assert_eq!(narrow.median(), Some(4.0));
+        let big = u64::from(u32::MAX) + 10;
+        let mut wide = Lengths::default();
+        for v in [7, 1, big, 5, 3] {
+            wide.push(Some(v));
+        }
+        assert!(matches!(wide, Lengths::Wide(_)));
+        assert_eq!(wide.median(), Some(5.0));
+        wide.push(Some(big + 1));
+        assert_eq!(wide.median(), Some(6.0));
+        assert_eq!(Lengths::default().median(), None);
     }
 }

@@ -452,11 +452,14 @@ fn build(tool: &ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) ->
     }
 }
 
-#[cfg(test)]
+// proptest is a native-only dev-dependency (see Cargo.toml).
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use crate::formats::content::Content;
     use crate::formats::model::{Times, ToolMessage};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
 
     /// The join as it was before it was indexed (a filter of every model call per tool
     /// call): the indexed join must give the same rows.
@@ -600,79 +603,143 @@ mod tests {
             .collect()
     }
 
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
+    /// Where a generated call sits: its start (a quarter of them unknown), its length, an end
+    /// that a fifth of them lack, and one of two traces.
+    #[derive(Clone, Debug)]
+    struct At {
+        start: Option<i128>,
+        length: i128,
+        open: bool,
+        trace: u8,
     }
 
-    fn at(rng: &mut Rng, seq: u64) -> SpanRef {
-        let time = |rng: &mut Rng| (rng.below(4) > 0).then(|| i128::from(rng.below(20) as u32));
-        let start = time(rng);
-        let end = start.map(|s| s + i128::from(rng.below(3) as u32));
-        SpanRef {
-            entry: seq,
-            seq,
-            trace_id: Some(format!("t{}", rng.below(2))),
-            span_id: Some(format!("s{seq}")),
-            parent_id: None,
-            times: Times {
-                start,
-                end: if rng.below(5) == 0 { None } else { end },
-            },
-        }
-    }
-
-    #[test]
-    fn the_indexed_join_equals_the_filtering_one() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        let names = [None, Some("ls"), Some("grep")];
-        for _ in 0..3000 {
-            let (mut tools, mut models) = (Vec::new(), Vec::new());
-            let n = 1 + rng.below(12);
-            // Half the cases without ids, so the order join pairs by name and position.
-            let ids_on = rng.below(2) == 0;
-            for seq in 0..n {
-                if rng.below(2) == 0 {
-                    let id = rng.below(5);
-                    tools.push(ToolCall {
-                        at: at(&mut rng, seq),
-                        name: names[rng.below(3) as usize].map(str::to_string),
-                        call_id: (ids_on && id < 4).then(|| format!("call_{id}")),
-                        status: None,
-                        result: Captured::Text(Content::of_text(&"x".repeat(seq as usize + 1))),
-                        source: "gen_ai",
-                    });
-                } else {
-                    let input = if rng.below(6) == 0 {
-                        Err("not captured".to_string())
+    impl At {
+        fn span(&self, seq: u64) -> SpanRef {
+            SpanRef {
+                entry: seq,
+                seq,
+                trace_id: Some(format!("t{}", self.trace)),
+                span_id: Some(format!("s{seq}")),
+                parent_id: None,
+                times: Times {
+                    start: self.start,
+                    end: if self.open {
+                        None
                     } else {
-                        let k = rng.below(5);
-                        Ok((0..k)
-                            .map(|_| {
-                                let id = rng.below(6);
-                                ToolMessage {
-                                    call_id: (ids_on && id < 4).then(|| format!("call_{id}")),
-                                    name: names[rng.below(3) as usize].map(str::to_string),
-                                    content: Captured::Text(Content::of_text(
-                                        &"x".repeat(rng.below(8) as usize + 1),
-                                    )),
-                                    trailing: rng.below(3) > 0,
-                                }
-                            })
-                            .collect())
-                    };
-                    models.push(ModelCall {
-                        at: at(&mut rng, seq),
-                        input,
-                    });
-                }
+                        self.start.map(|s| s + self.length)
+                    },
+                },
             }
-            assert_eq!(join(&tools, &models), naive_join(&tools, &models));
+        }
+    }
+
+    fn at() -> impl Strategy<Value = At> {
+        (
+            prop::option::weighted(0.75, 0..20i128),
+            0..3i128,
+            prop::bool::weighted(0.2),
+            0..2u8,
+        )
+            .prop_map(|(start, length, open, trace)| At {
+                start,
+                length,
+                open,
+                trace,
+            })
+    }
+
+    const NAMES: [Option<&str>; 3] = [None, Some("ls"), Some("grep")];
+
+    /// A generated read entry: a tool call or a model call. Ids 0..4 are shared between
+    /// both sides, 4 and 5 mean "no id" (when ids are on at all).
+    #[derive(Clone, Debug)]
+    enum Entry {
+        Tool {
+            at: At,
+            name: usize,
+            id: u64,
+        },
+        Model {
+            at: At,
+            /// `None`: the model call's input was not captured.
+            messages: Option<Vec<(u64, usize, usize, bool)>>,
+        },
+    }
+
+    fn entry() -> impl Strategy<Value = Entry> {
+        let message = (
+            0..6u64,
+            0..3usize,
+            1..=8usize,
+            prop::bool::weighted(2.0 / 3.0),
+        );
+        prop_oneof![
+            (at(), 0..3usize, 0..5u64).prop_map(|(at, name, id)| Entry::Tool { at, name, id }),
+            (
+                at(),
+                prop::option::weighted(5.0 / 6.0, prop::collection::vec(message, 0..5))
+            )
+                .prop_map(|(at, messages)| Entry::Model { at, messages }),
+        ]
+    }
+
+    /// The calls of `entries` in read order; without `ids_on` no call has an id, so the join
+    /// pairs by name and position.
+    fn calls(entries: &[Entry], ids_on: bool) -> (Vec<ToolCall>, Vec<ModelCall>) {
+        let id = |id: u64| (ids_on && id < 4).then(|| format!("call_{id}"));
+        let (mut tools, mut models) = (Vec::new(), Vec::new());
+        for (seq, entry) in (0u64..).zip(entries) {
+            match entry {
+                Entry::Tool { at, name, id: i } => tools.push(ToolCall {
+                    at: at.span(seq),
+                    name: NAMES[*name].map(str::to_string),
+                    call_id: id(*i),
+                    status: None,
+                    result: Captured::Text(Content::of_text(&"x".repeat(seq as usize + 1))),
+                    source: "gen_ai",
+                }),
+                Entry::Model { at, messages } => models.push(ModelCall {
+                    at: at.span(seq),
+                    input: match messages {
+                        None => Err("not captured".to_string()),
+                        Some(list) => Ok(list
+                            .iter()
+                            .map(|&(i, name, len, trailing)| ToolMessage {
+                                call_id: id(i),
+                                name: NAMES[name].map(str::to_string),
+                                content: Captured::Text(Content::of_text(&"x".repeat(len))),
+                                trailing,
+                            })
+                            .collect()),
+                    },
+                }),
+            }
+        }
+        (tools, models)
+    }
+
+    fn config() -> Config {
+        // A fixed seed, as in the integration tests (tests/common): every machine runs the
+        // same cases; PROPTEST_RNG_SEED explores others.
+        let mut config = Config::with_cases(3000);
+        if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+            config.rng_seed = RngSeed::Fixed(0x7001_5011_CE00_0020);
+        }
+        config.failure_persistence = Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        )));
+        config
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+        #[test]
+        fn the_indexed_join_equals_the_filtering_one(
+            entries in prop::collection::vec(entry(), 1..=12),
+            ids_on in any::<bool>(),
+        ) {
+            let (tools, models) = calls(&entries, ids_on);
+            prop_assert_eq!(join(&tools, &models), naive_join(&tools, &models));
         }
     }
 }

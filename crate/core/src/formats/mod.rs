@@ -51,8 +51,8 @@
 //! let report = check_bytes(otlp, CheckOptions::default());
 //! assert_eq!(report.format, "otlp");
 //! assert_eq!(report.counts.silent_clip, 1);
-//! assert_eq!(report.rows[0].observed_bytes, Some(17));
-//! assert_eq!(report.rows[0].injected_bytes, Some(5));
+//! assert_eq!(report.rows.row(0).observed_bytes, Some(17));
+//! assert_eq!(report.rows.row(0).injected_bytes, Some(5));
 //! ```
 
 mod ai_sdk;
@@ -68,6 +68,7 @@ mod openai_agents;
 mod openinference;
 mod otel;
 mod otlp;
+mod otlp_json;
 mod phoenix;
 mod pyrepr;
 mod reader;

@@ -121,16 +121,7 @@ pub(crate) fn read_request(
 pub(crate) fn read_span(obj: &Map<String, Value>) -> OtelSpan {
     let start = get(obj, "startTimeUnixNano", "start_time_unix_nano").and_then(nanos);
     let end = get(obj, "endTimeUnixNano", "end_time_unix_nano").and_then(nanos);
-    let code = get(obj, "status", "status")
-        .and_then(Value::as_object)
-        .and_then(|s| s.get("code"));
-    let mut status = match code {
-        Some(Value::Number(n)) if n.as_u64() == Some(2) => Some("error"),
-        Some(Value::Number(n)) if n.as_u64() == Some(1) => Some("ok"),
-        Some(Value::String(s)) if s == "STATUS_CODE_ERROR" => Some("error"),
-        Some(Value::String(s)) if s == "STATUS_CODE_OK" => Some("ok"),
-        _ => None,
-    };
+    let mut status = status_code(get(obj, "status", "status"));
     if end.unwrap_or(0) == 0 {
         status = Some("unfinished");
     }
@@ -161,8 +152,23 @@ pub(crate) fn read_span(obj: &Map<String, Value>) -> OtelSpan {
     }
 }
 
+/// A span's `status` object (absent or `null`: `None`) as `ok` or `error` by its `code`, a
+/// number or the enum's name; other codes are unset.
+pub(super) fn status_code(status: Option<&Value>) -> Option<&'static str> {
+    match status
+        .and_then(Value::as_object)
+        .and_then(|s| s.get("code"))
+    {
+        Some(Value::Number(n)) if n.as_u64() == Some(2) => Some("error"),
+        Some(Value::Number(n)) if n.as_u64() == Some(1) => Some("ok"),
+        Some(Value::String(s)) if s == "STATUS_CODE_ERROR" => Some("error"),
+        Some(Value::String(s)) if s == "STATUS_CODE_OK" => Some("ok"),
+        _ => None,
+    }
+}
+
 /// A 64-bit time: a decimal string (as OTLP JSON writes it) or a number.
-fn nanos(value: &Value) -> Option<i128> {
+pub(super) fn nanos(value: &Value) -> Option<i128> {
     match value {
         Value::String(s) => s.trim().parse().ok(),
         Value::Number(n) => n.as_u64().map(i128::from),

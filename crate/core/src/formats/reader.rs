@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::detect::{self, Detector, FirstLine};
 use super::{
-    describe, langfuse, openai_agents, otlp, phoenix, Collector, Entries, Format, FormatOption,
-    Layout, Sink,
+    describe, langfuse, openai_agents, otlp, otlp_json, phoenix, Collector, Entries, Format,
+    FormatOption, Layout, Sink,
 };
 use crate::lines::{LineSplitter, Piece};
 use crate::record::ReadAs;
@@ -435,9 +435,29 @@ fn json_line(
     collector: &mut Collector,
     sink: &mut dyn Sink,
 ) {
+    json_line_as(format, line_no, line, collector, sink, true)
+}
+
+/// [`json_line`], with the fast OTLP reader ([`otlp_json`]) or (`fast` false, for the tests
+/// that compare the two) without it. The fast reader reads an ordinary OTLP request; every
+/// other line, and every line it gives up on, is read through a `serde_json::Value` tree, so
+/// odd input gets the tree reader's messages.
+pub(super) fn json_line_as(
+    format: Format,
+    line_no: u64,
+    line: &[u8],
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+    fast: bool,
+) {
     let line = if line_no == 1 { strip_bom(line) } else { line };
     if line.iter().all(u8::is_ascii_whitespace) {
         return sink.blank();
+    }
+    if fast && format == Format::Otlp {
+        if let Some(request) = otlp_json::Request::parse(line) {
+            return request.deliver(&mut Entries::line(line_no), collector, sink);
+        }
     }
     let value = match serde_json::from_slice::<Value>(line) {
         Ok(v) => v,
@@ -453,9 +473,49 @@ fn json_line(
 }
 
 fn read_document(option: FormatOption, buf: &[u8], sink: &mut dyn Sink) {
+    read_document_as(option, buf, sink, true)
+}
+
+/// [`read_document`], with the fast OTLP reader or (`fast` false, for the tests that compare
+/// the two) without it.
+pub(super) fn read_document_as(option: FormatOption, buf: &[u8], sink: &mut dyn Sink, fast: bool) {
     let mut collector = Collector::default();
     let mut entries = Entries::document();
-    let (format, result) = match serde_json::from_slice::<Value>(buf) {
+    // An ordinary OTLP request is read without a tree; whatever it read as, detection would
+    // have said `otlp` (it has `resourceSpans`).
+    let fast = match option.forced() {
+        None | Some(Format::Otlp) if fast => otlp_json::Request::parse(buf),
+        _ => None,
+    };
+    let (format, result) = if let Some(request) = fast {
+        request.deliver(&mut entries, &mut collector, sink);
+        (Format::Otlp.as_str(), Ok(()))
+    } else {
+        read_document_tree(option, buf, &mut entries, &mut collector, sink)
+    };
+    if let Err((kind, why)) = result {
+        sink.invalid(entries.next(), kind, why);
+    }
+    let conventions = collector.finish(sink);
+    sink.set_format(
+        format,
+        Some(ReadAs {
+            layout: Layout::Document,
+            conventions,
+        }),
+    );
+}
+
+/// A document read through a `serde_json::Value` tree: its format (forced or detected) and
+/// whether it read.
+fn read_document_tree(
+    option: FormatOption,
+    buf: &[u8],
+    entries: &mut Entries,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) -> (&'static str, Result<(), (InvalidKind, String)>) {
+    match serde_json::from_slice::<Value>(buf) {
         Err(e) => {
             let name = option.forced().map_or("unknown", Format::as_str);
             let why = format!(
@@ -470,7 +530,7 @@ fn read_document(option: FormatOption, buf: &[u8], sink: &mut dyn Sink) {
         Ok(value) => match option.forced().or_else(|| detect::format_of(&value)) {
             Some(f) => (
                 f.as_str(),
-                read_value(f, &value, &mut entries, &mut collector, sink)
+                read_value(f, &value, entries, collector, sink)
                     .map_err(|why| (InvalidKind::UnknownFormat, why)),
             ),
             None => (
@@ -484,18 +544,7 @@ fn read_document(option: FormatOption, buf: &[u8], sink: &mut dyn Sink) {
                 )),
             ),
         },
-    };
-    if let Err((kind, why)) = result {
-        sink.invalid(entries.next(), kind, why);
     }
-    let conventions = collector.finish(sink);
-    sink.set_format(
-        format,
-        Some(ReadAs {
-            layout: Layout::Document,
-            conventions,
-        }),
-    );
 }
 
 /// Why bytes that serde_json rejected are not JSON: binary data (a NUL byte), text that is

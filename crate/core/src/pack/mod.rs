@@ -1,7 +1,10 @@
 //! **Pack**: turn a tool result into the observation the model reads, and the clip-aware
 //! span record that proves what it read.
 //!
-//! Seed 004's order, each stage a function a reader can find:
+//! Seed 004's order, each stage a function a reader can find: `stages.rs` runs `plan`,
+//! `redact` (rendering included), `shape`, `truncate`, `store` (the envelope's
+//! `next_offset` and hint, and the text kept for `get_more`), `span` and `assemble` over
+//! one state struct that each stage reads and adds to.
 //!
 //! ```text
 //! ToolResult ─ render ─ redact ─ shape ─ truncate ─ envelope ─ span
@@ -43,6 +46,7 @@ pub mod mcp;
 mod registry;
 pub mod shape;
 mod sniff;
+mod stages;
 mod store;
 mod stream;
 pub mod tenant;
@@ -54,12 +58,10 @@ use serde_json::{Map, Value};
 
 use crate::error::Coded;
 use crate::hash::sha256;
-use crate::redact::{Policy, Receipt, RedactError, Redactor, RULES_VERSION};
+use crate::redact::{Policy, Receipt, RedactError, Redactor};
 use crate::span::{ClipReason, SpanRecord};
-use crate::truncate::{
-    self, estimate_tokens, Budget, EstimateTokens, Fetch, Offsets, Segment, TokenCounter, ToolKind,
-    TruncateError, Unit, Utf16Map,
-};
+use crate::truncate::{Budget, EstimateTokens, Offsets, Segment, TokenCounter, Unit, Utf16Map};
+use stages::{blank_envelope, pack_with, span_record, Observed, Shown};
 
 pub use registry::{Kind, Registry, ToolSpec, DEFAULT_MAX_BYTES};
 pub use shape::{ShapeOptions, ShapeReport};
@@ -400,38 +402,6 @@ impl From<RedactError> for PackError {
     }
 }
 
-/// The tool's name, the call's id and the command as the model and the span see them:
-/// redacted like the body (a token in a `curl -H "Authorization: ..."` command or in a
-/// clone URL is as secret in the header as in the output). Receipts name the field
-/// (`tool`, `tool_call_id`, `command`).
-#[derive(Debug, Clone)]
-pub(crate) struct Shown {
-    pub tool: String,
-    pub call_id: String,
-    pub command: Option<String>,
-}
-
-impl Shown {
-    pub(crate) fn new(
-        tool: &str,
-        call_id: &str,
-        command: Option<&str>,
-        redactor: &Redactor,
-        receipts: &mut Vec<Receipt>,
-    ) -> Shown {
-        let mut field = |text: &str, path: &str| {
-            redactor
-                .redact_str(text, path, receipts)
-                .unwrap_or_else(|| text.to_string())
-        };
-        Shown {
-            tool: field(tool, "tool"),
-            call_id: field(call_id, "tool_call_id"),
-            command: command.map(|c| field(c, "command")),
-        }
-    }
-}
-
 /// An error message with any secret it quotes (an id, a counter's message) redacted.
 fn scrub(message: &str) -> String {
     Redactor::default().text(message).text
@@ -458,53 +428,6 @@ pub fn json_body(text: String) -> Result<Body, PackError> {
     }
 }
 
-/// A JSON object or array parsed when its values fit in memory (see
-/// `truncate::MAX_NODES`); `None` otherwise, or when it is not JSON.
-fn parse_bounded(text: &str) -> Option<Value> {
-    if crate::truncate::node_bound(text.as_bytes()) > crate::truncate::MAX_NODES {
-        return None;
-    }
-    serde_json::from_str(text).ok()
-}
-
-/// The pack settings after the registry and the options are combined.
-struct Plan {
-    kind: Option<Kind>,
-    budget: Budget,
-    pageable: bool,
-    /// Largest text the page store accepts (`None`: the caller's store, no bound).
-    store_limit: Option<usize>,
-}
-
-fn plan(
-    result: &ToolResult,
-    opts: &PackOptions,
-    registry: &Registry,
-    store_limit: Option<usize>,
-) -> Result<Plan, PackError> {
-    let spec = registry.spec(&result.tool);
-    let limit = opts.limit.unwrap_or(spec.max_bytes);
-    if limit == 0 {
-        return Err(PackError::InvalidOptions("limit must be at least 1".into()));
-    }
-    Ok(Plan {
-        kind: opts.kind.or(spec.kind),
-        budget: Budget::new(opts.unit, limit),
-        pageable: opts.pageable.unwrap_or(spec.pageable),
-        store_limit,
-    })
-}
-
-fn tool_kind(kind: Kind) -> ToolKind {
-    match kind {
-        Kind::Terminal => ToolKind::Terminal,
-        Kind::Search => ToolKind::Search,
-        Kind::File => ToolKind::File,
-        Kind::Json => ToolKind::Json,
-        Kind::Text => ToolKind::Other,
-    }
-}
-
 /// Packs one tool result: see the module docs. `store_limit` is the largest text the page
 /// store will accept (`None` for a caller-provided store without a bound); the text to
 /// store comes back in [`Packed::stored`].
@@ -526,404 +449,6 @@ pub(crate) struct Redacted {
     pub receipts: Vec<Receipt>,
 }
 
-/// [`pack`], or with `pre` the packing of an already redacted text (`result.body` is then
-/// ignored).
-pub(crate) fn pack_with(
-    result: &ToolResult,
-    pre: Option<Redacted>,
-    opts: &PackOptions,
-    registry: &Registry,
-    counter: Option<&dyn TokenCounter>,
-    store_limit: Option<usize>,
-) -> Result<Packed, PackError> {
-    let plan = plan(result, opts, registry, store_limit)?;
-    let size = match (&pre, &result.body) {
-        (Some(p), _) => p.text.len(),
-        (None, Body::Text(t)) => t.len(),
-        (None, Body::Json(v)) => serde_json::to_string(v).map_or(0, |s| s.len()),
-        (None, Body::Binary { .. }) => 0,
-    };
-    if size > MAX_INPUT_BYTES {
-        return Err(PackError::TooLarge {
-            bytes: size as u64,
-            max: MAX_INPUT_BYTES as u64,
-        });
-    }
-    let redactor = Redactor::new(&opts.redact)?;
-    let counter: &dyn TokenCounter = counter.unwrap_or(&EstimateTokens);
-    let mut meta_receipts = Vec::new();
-    let shown = Shown::new(
-        &result.tool,
-        &result.call_id,
-        result.command.as_deref(),
-        &redactor,
-        &mut meta_receipts,
-    );
-
-    // 1. Render, redact, shape. `raw_len` is what the tool returned; `redacted_full` the
-    //    same rendering after redaction (hashed as the observed slice).
-    let mut shape_report = ShapeReport::default();
-    const PRE: &Body = &Body::Text(String::new());
-    let body = if pre.is_some() { PRE } else { &result.body };
-    let (raw_len, redacted_full, text, receipts, outcome, kind, binary) = match body {
-        Body::Binary { bytes, media_type } => {
-            let text = format!(
-                "[binary output omitted: {bytes} bytes{}]",
-                media_type
-                    .as_deref()
-                    .map(|m| format!(" of {m}"))
-                    .unwrap_or_default()
-            );
-            (
-                *bytes as usize,
-                text.clone(),
-                text,
-                Vec::new(),
-                Map::new(),
-                Some(Kind::Text),
-                true,
-            )
-        }
-        Body::Json(value) => {
-            let raw_len = serde_json::to_string(value).map_or(0, |s| s.len());
-            let mut v = value.clone();
-            // Other tenants' rows go first: nothing below ever sees them.
-            let mut receipts = match &opts.tenant {
-                Some(t) => tenant::drop_foreign_rows(&mut v, t),
-                None => Vec::new(),
-            };
-            receipts.extend(redactor.json(&mut v));
-            let redacted_full = v.to_string();
-            shape_report = shape::shape_json(&mut v, &opts.shape);
-            let outcome = shape::outcomes(&v, &opts.shape.keep_keys);
-            (
-                raw_len,
-                redacted_full,
-                v.to_string(),
-                receipts,
-                outcome,
-                Some(plan.kind.unwrap_or(Kind::Json)),
-                false,
-            )
-        }
-        Body::Text(raw) => {
-            // Other tenants' rows go first: nothing below ever sees them. A text that is
-            // JSON (most tool results arrive as text) is filtered as JSON.
-            let tenant_filter = |t: &str| match &opts.tenant {
-                Some(policy) => tenant::filter_text(t, policy),
-                None => (None, Vec::new()),
-            };
-            let (red, raw_len) = match pre {
-                Some(p) => {
-                    let (filtered, dropped) = tenant_filter(&p.text);
-                    let mut receipts = p.receipts;
-                    receipts.splice(0..0, dropped);
-                    let text = filtered.unwrap_or(p.text);
-                    (crate::redact::Redacted { text, receipts }, p.raw_len)
-                }
-                None => {
-                    let (filtered, dropped) = tenant_filter(raw);
-                    let mut red = redactor.text(filtered.as_deref().unwrap_or(raw));
-                    red.receipts.splice(0..0, dropped);
-                    (red, raw.len())
-                }
-            };
-            let (text, kind, outcome) = match shape::shape_text(&red.text, &opts.shape) {
-                Some((t, r)) => {
-                    shape_report = r;
-                    let v: Value = serde_json::from_str(&t).unwrap_or(Value::Null);
-                    (
-                        t,
-                        Some(Kind::Json),
-                        shape::outcomes(&v, &opts.shape.keep_keys),
-                    )
-                }
-                None => {
-                    let object = red.text.trim_start().starts_with('{');
-                    let outcome = match object.then(|| parse_bounded(&red.text)).flatten() {
-                        Some(v @ Value::Object(_)) => shape::outcomes(&v, &opts.shape.keep_keys),
-                        _ => Map::new(),
-                    };
-                    (red.text.clone(), plan.kind, outcome)
-                }
-            };
-            (raw_len, red.text, text, red.receipts, outcome, kind, false)
-        }
-    };
-    let mut receipts = receipts;
-    receipts.extend(meta_receipts);
-    let mut outcome = outcome;
-    if let Some(code) = result.exit_code {
-        outcome.insert("exit_code".into(), code.into());
-    }
-    if result.timed_out {
-        outcome.insert("timed_out".into(), true.into());
-    }
-
-    // 2. The truncation options: a header above terminal output (exit code outside the
-    //    cut), the fetch call when the rest can be paged.
-    let header = truncate::header_by_default(
-        kind.map(tool_kind),
-        result.exit_code,
-        result.timed_out,
-        result.command.as_deref(),
-    );
-    let can_store = plan.pageable && plan.store_limit.is_none_or(|max| text.len() <= max);
-    let mut topts = truncate::Options::new(truncate::Pattern::Auto, plan.budget);
-    topts.tool = Some(shown.tool.clone());
-    topts.kind = kind.map(tool_kind);
-    topts.exit_code = result.exit_code;
-    topts.timed_out = result.timed_out;
-    topts.command = shown.command.clone();
-    topts.header = header && !binary;
-    topts.json.keep_keys = opts.shape.keep_keys.clone();
-    if can_store {
-        topts.fetch = Some(Fetch {
-            id: shown.call_id.clone(),
-            offset: 0,
-            tool: GET_MORE.into(),
-        });
-    }
-    let header_len = if topts.header {
-        header_bytes(&topts)?
-    } else {
-        0
-    };
-    let observed_bytes = (header_len + raw_len) as u64;
-    let observed_text = if header_len > 0 {
-        format!("{}{redacted_full}", header_text(&topts)?)
-    } else {
-        redacted_full
-    };
-
-    let cut = truncate::truncate_with(&text, &topts, counter);
-    let mut envelope = Envelope {
-        role: "tool".into(),
-        tool_call_id: shown.call_id.clone(),
-        name: shown.tool.clone(),
-        content: String::new(),
-        truncated: false,
-        redacted: !receipts.is_empty(),
-        omitted: Omitted {
-            keys: shape_report.dropped.len() as u64,
-            shaped_bytes: shape_report.dropped.iter().map(|d| d.bytes).sum::<u64>()
-                + shape_report.summarized_bytes,
-            ..Omitted::default()
-        },
-        next_offset: None,
-        hint: None,
-        outcome,
-        error: None,
-    };
-    let mut pattern = "none".to_string();
-    let mut stored = None;
-    let mut segments = Vec::new();
-    let fits = match cut {
-        Ok(t) => {
-            let ok = (!t.truncated || can_store) && outcomes_survive(&t.text, &envelope.outcome);
-            if ok {
-                pattern = t.pattern.name().to_string();
-                envelope.truncated = t.truncated;
-                envelope.omitted.bytes = t.omitted_bytes as u64;
-                envelope.omitted.lines = t.omitted_lines as u64;
-                if t.truncated {
-                    envelope.next_offset = t.next_offset;
-                    envelope.hint = Some(match t.next_offset {
-                        Some(n) => format!(
-                            "Output truncated: {} bytes omitted. Call {GET_MORE}(id={}, offset={n}) for the next page.",
-                            t.omitted_bytes, Value::String(shown.call_id.clone())
-                        ),
-                        None => format!("Output truncated: {} bytes omitted.", t.omitted_bytes),
-                    });
-                    stored = Some(Stored {
-                        id: shown.call_id.clone(),
-                        text: text.clone(),
-                        page_bytes: opts
-                            .page_bytes
-                            .unwrap_or_else(|| registry.spec(&result.tool).page_bytes())
-                            .max(1),
-                    });
-                }
-                envelope.content = t.text;
-                segments = t.segments;
-            }
-            ok
-        }
-        Err(TruncateError::BudgetTooSmall { .. }) => false,
-        Err(TruncateError::TokenCounter(m)) => return Err(PackError::TokenCounter(m)),
-        Err(e) => return Err(PackError::InvalidOptions(e.to_string())),
-    };
-    if !fits {
-        too_large(
-            &mut envelope,
-            (text.len() as u64, text.lines().count() as u64),
-            &plan,
-            counter,
-        )?;
-        pattern = "too_large".into();
-    }
-    let cut = opts.segments.then(|| {
-        // Receipt offsets are into the redacted text; they hold in `text` only when it is
-        // that text (a text result shaping did not turn into JSON).
-        let placeholders_hold = matches!(result.body, Body::Text(_)) && !shape_report.changed();
-        Cut {
-            redacted: (receipts.iter())
-                .filter(|_| placeholders_hold)
-                .filter_map(|r| {
-                    let at = r.offset? as usize;
-                    Some([at, at + r.replacement.len()])
-                })
-                .collect(),
-            source: text,
-            segments,
-            offsets: Offsets::Utf8,
-        }
-    });
-
-    // 3. The span record.
-    let changed = envelope.content != observed_text;
-    let reason = if binary {
-        ClipReason::BinaryOmitted
-    } else if envelope.truncated || shape_report.changed() {
-        match plan.budget.unit() {
-            Unit::Tokens => ClipReason::PromptTokenCap,
-            _ => ClipReason::ToolResultCharLimit,
-        }
-    } else if envelope.redacted {
-        ClipReason::Redaction
-    } else if changed {
-        // Cannot happen (every change above has a reason), but a record must never claim
-        // `none` for bytes that differ.
-        ClipReason::ToolResultCharLimit
-    } else {
-        ClipReason::None
-    };
-    let span = span_record(
-        result,
-        &shown,
-        opts,
-        &plan,
-        observed_bytes,
-        &observed_text,
-        &envelope.content,
-        reason,
-        counter,
-    )?;
-    Ok(Packed {
-        envelope,
-        span,
-        receipts,
-        shape: shape_report,
-        pattern,
-        stored,
-        cut,
-    })
-}
-
-/// Every outcome is still readable in the content: the exit code and timeout in the
-/// header, every JSON outcome key with its value (at the top, or under `error`), or, when
-/// the content is not JSON, each outcome value's text.
-fn outcomes_survive(content: &str, outcome: &Map<String, Value>) -> bool {
-    let body = content
-        .split_once("\nOutput:\n")
-        .map_or(content, |(_, b)| b);
-    let parsed = match parse_bounded(body) {
-        Some(Value::Object(m)) => Some(m),
-        _ => None,
-    };
-    outcome.iter().all(|(k, v)| match k.as_str() {
-        "exit_code" if content.contains(&format!("Exit code: {v}\n")) => true,
-        "timed_out" if content.contains("Timed out: yes\n") => true,
-        _ => match &parsed {
-            Some(m) => {
-                let found = match k.split_once('.') {
-                    Some((outer, inner)) => m.get(outer).and_then(|o| o.get(inner)),
-                    None => m.get(k),
-                };
-                found == Some(v)
-            }
-            None => match v {
-                Value::String(s) => content.contains(s.as_str()),
-                Value::Null => true,
-                other => content.contains(&other.to_string()),
-            },
-        },
-    })
-}
-
-/// The short error in place of the result: outcomes first (they must survive), then the
-/// reason. Fails only when not even `result too large` fits.
-fn too_large(
-    envelope: &mut Envelope,
-    (bytes, lines): (u64, u64),
-    plan: &Plan,
-    counter: &dyn TokenCounter,
-) -> Result<(), PackError> {
-    let limit = plan.budget.limit();
-    let measure = |s: &str| -> Result<usize, PackError> {
-        match plan.budget.unit() {
-            Unit::Bytes => Ok(s.len()),
-            Unit::Chars => Ok(s.chars().count()),
-            Unit::Utf16 => Ok(s.encode_utf16().count()),
-            Unit::Tokens => counter.count(s).map_err(PackError::TokenCounter),
-        }
-    };
-    let outcome = Value::Object(envelope.outcome.clone()).to_string();
-    let candidates = [
-        format!("{TOO_LARGE} ({bytes} bytes, limit {limit}). Outcome: {outcome}"),
-        format!("{TOO_LARGE}. Outcome: {outcome}"),
-    ];
-    let mut chosen = None;
-    for c in candidates {
-        if measure(&c)? <= limit {
-            chosen = Some(c);
-            break;
-        }
-    }
-    let content = match chosen {
-        Some(c) => c,
-        None if envelope.outcome.is_empty() && measure(TOO_LARGE)? <= limit => TOO_LARGE.into(),
-        None => {
-            let needed = measure(&format!("{TOO_LARGE}. Outcome: {outcome}"))?;
-            return Err(PackError::BudgetTooSmall { limit, needed });
-        }
-    };
-    envelope.content = content;
-    envelope.truncated = true;
-    envelope.omitted.bytes = bytes;
-    envelope.omitted.lines = lines;
-    envelope.next_offset = None;
-    envelope.hint = Some(format!(
-        "The result does not fit in {limit} {} and cannot be paged: narrow the query.",
-        plan.budget.unit().name()
-    ));
-    envelope.error = Some("result_too_large".into());
-    Ok(())
-}
-
-/// The terminal header the truncator writes, obtained by truncating nothing.
-fn header_text(topts: &truncate::Options) -> Result<String, PackError> {
-    let mut o = topts.clone();
-    o.budget = Budget::new(Unit::Bytes, usize::MAX / 2);
-    o.fetch = None;
-    truncate::truncate("", &o)
-        .map(|t| t.text)
-        .map_err(|e| PackError::InvalidOptions(e.to_string()))
-}
-
-fn header_bytes(topts: &truncate::Options) -> Result<usize, PackError> {
-    header_text(topts).map(|h| h.len())
-}
-
-fn hex(data: &[u8], short: bool) -> String {
-    let d = sha256(data);
-    if short {
-        d.short_hex()
-    } else {
-        d.hex()
-    }
-}
-
 /// The first 128 bytes of the content (fewer, to end on a character boundary).
 pub fn preview(content: &str) -> String {
     let mut end = content.len().min(128);
@@ -931,71 +456,6 @@ pub fn preview(content: &str) -> String {
         end -= 1;
     }
     content[..end].to_string()
-}
-
-/// The span's id and parent: the caller's (redacted like every field of the record), or the
-/// call's id.
-pub(crate) fn span_ids(opts: &PackOptions, shown: &Shown) -> (String, Option<String>) {
-    let field = |s: &str| match Redactor::new(&opts.redact) {
-        Ok(r) => r.text(s).text,
-        Err(_) => scrub(s),
-    };
-    (
-        opts.span_id
-            .as_deref()
-            .map_or_else(|| shown.call_id.clone(), field),
-        opts.parent_id.as_deref().map(field),
-    )
-}
-
-fn builder_version(opts: &PackOptions, plan: &Plan) -> String {
-    let mut v = format!(
-        "{BUILDER}+{RULES_VERSION};{}={}",
-        plan.budget.unit().name(),
-        plan.budget.limit()
-    );
-    if let Some(extra) = &opts.builder_version {
-        v.push(';');
-        v.push_str(&scrub(extra));
-    }
-    v
-}
-
-#[allow(clippy::too_many_arguments)]
-fn span_record(
-    result: &ToolResult,
-    shown: &Shown,
-    opts: &PackOptions,
-    plan: &Plan,
-    observed_bytes: u64,
-    observed_text: &str,
-    content: &str,
-    reason: ClipReason,
-    counter: &dyn TokenCounter,
-) -> Result<SpanRecord, PackError> {
-    let tokens = match plan.budget.unit() {
-        Unit::Tokens => counter.count(content).map_err(PackError::TokenCounter)?,
-        _ => estimate_tokens(content),
-    };
-    let failed = result.exit_code.is_some_and(|c| c != 0)
-        || result.timed_out
-        || matches!(&result.body, Body::Json(Value::Object(m)) if m.get("ok") == Some(&Value::Bool(false)));
-    let (span_id, parent_id) = span_ids(opts, shown);
-    Ok(SpanRecord {
-        span_id: Some(span_id),
-        parent_id,
-        name: Some(shown.tool.clone()),
-        status: Some(if failed { "error" } else { "ok" }.into()),
-        observed_bytes: Some(observed_bytes),
-        injected_bytes: Some(content.len() as u64),
-        injected_tokens: Some(tokens as u64),
-        clip_reason: Some(reason.as_str().into()),
-        sha256_observed: Some(hex(observed_text.as_bytes(), opts.short_hashes)),
-        sha256_injected: Some(hex(content.as_bytes(), opts.short_hashes)),
-        injected_preview: Some(preview(content)),
-        prompt_builder_version: Some(builder_version(opts, plan)),
-        model_context_limit_tokens: opts.model_context_limit_tokens,
-    })
 }
 
 /// A packer with a tool registry and the in-module page store: `pack` stores what
@@ -1113,25 +573,22 @@ pub fn get_more_from(
     });
     let rest = &text[p.offset as usize..];
     let truncated = p.next_offset.is_some();
-    let result = ToolResult::text(GET_MORE, call_id, rest);
-    let plan = Plan {
-        kind: Some(Kind::Text),
-        budget: Budget::new(Unit::Bytes, page_bytes),
-        pageable: true,
-        store_limit: None,
-    };
     let reason = if truncated || content != rest {
         ClipReason::ToolResultCharLimit
     } else {
         ClipReason::None
     };
+    let observed = Observed {
+        bytes: rest.len() as u64,
+        sha256: sha256(rest.as_bytes()),
+        failed: false,
+    };
+    let budget = Budget::new(Unit::Bytes, page_bytes);
     let span = span_record(
-        &result,
         &shown,
         opts,
-        &plan,
-        rest.len() as u64,
-        rest,
+        budget,
+        observed,
         &content,
         reason,
         &EstimateTokens,
@@ -1139,9 +596,6 @@ pub fn get_more_from(
     let omitted = total - p.offset - p.text.len() as u64;
     Ok(Packed {
         envelope: Envelope {
-            role: "tool".into(),
-            tool_call_id: shown.call_id.clone(),
-            name: GET_MORE.into(),
             content,
             truncated,
             redacted: !receipts.is_empty(),
@@ -1152,8 +606,7 @@ pub fn get_more_from(
             },
             next_offset: p.next_offset,
             hint,
-            outcome: Map::new(),
-            error: None,
+            ..blank_envelope(&shown, GET_MORE)
         },
         span,
         receipts,

@@ -17,21 +17,22 @@
 //!   prefix;
 //! - a stream with NUL bytes is binary and only its size is shown.
 //!
-//! The tool name, call id and command are redacted like the output (see [`super::Shown`]).
+//! The tool name, call id and command are redacted like the output (see `stages::Shown`).
 //! Beyond the cap, `sha256_observed` covers the redacted output alone (the header is known
 //! only at the end, after the output was hashed); such a record is declared clipped.
 
-use serde_json::Map;
-
-use super::{
-    builder_version, pack_with, preview, span_ids, too_large, Body, Envelope, Omitted, PackError,
-    PackOptions, Packed, Plan, Redacted, Registry, ShapeReport, Shown, ToolResult,
-    DEFAULT_STORE_BYTES,
+use super::stages::{
+    blank_envelope, failed, header_options, header_text, outcome_flags, pack_with, plan,
+    span_record, too_large, Observed, Shown,
 };
-use crate::hash::{sha256, Sha256};
+use super::{
+    Body, Envelope, Omitted, PackError, PackOptions, Packed, Redacted, Registry, ShapeReport,
+    ToolResult, DEFAULT_STORE_BYTES,
+};
+use crate::hash::Sha256;
 use crate::redact::{Receipt, RedactStream, Redactor};
-use crate::span::{ClipReason, SpanRecord};
-use crate::truncate::{self, estimate_tokens, Budget, EstimateTokens, Unit};
+use crate::span::ClipReason;
+use crate::truncate::{Budget, EstimateTokens, Unit};
 
 /// The most redacted output a stream keeps for paging when the options do not say: the
 /// module's page store holds no more than this either.
@@ -46,6 +47,8 @@ pub struct StreamPacker {
     opts: PackOptions,
     registry: Registry,
     store_limit: Option<usize>,
+    /// The byte budget of the content (the options' limit, else the tool's).
+    budget: Budget,
     cap: usize,
     redact: Option<RedactStream>,
     scratch: Vec<u8>,
@@ -72,10 +75,7 @@ impl StreamPacker {
         registry: &Registry,
         store_limit: Option<usize>,
     ) -> Result<StreamPacker, PackError> {
-        let limit = opts.limit.unwrap_or_else(|| registry.spec(tool).max_bytes);
-        if limit == 0 {
-            return Err(PackError::InvalidOptions("limit must be at least 1".into()));
-        }
+        let budget = plan(tool, opts, registry, store_limit)?.budget;
         if opts.unit != Unit::Bytes {
             return Err(PackError::InvalidOptions(
                 "a streamed result is packed to a byte budget".into(),
@@ -101,6 +101,7 @@ impl StreamPacker {
             opts: opts.clone(),
             registry: registry.clone(),
             store_limit,
+            budget,
             cap,
             redact: Some(RedactStream::new(redactor)),
             scratch: Vec::new(),
@@ -212,50 +213,20 @@ impl StreamPacker {
         timed_out: bool,
         receipts: Vec<Receipt>,
     ) -> Result<Packed, PackError> {
-        let limit = self
-            .opts
-            .limit
-            .unwrap_or_else(|| self.registry.spec(&self.tool).max_bytes);
-        let plan = Plan {
-            kind: None,
-            budget: Budget::new(Unit::Bytes, limit),
-            pageable: false,
-            store_limit: Some(0),
-        };
-        let mut topts = truncate::Options::new(truncate::Pattern::Terminal, plan.budget);
-        topts.tool = Some(self.shown.tool.clone());
-        topts.exit_code = exit_code;
-        topts.timed_out = timed_out;
-        topts.command = self.shown.command.clone();
-        topts.header = exit_code.is_some() || timed_out || self.shown.command.is_some();
-        let header = if topts.header {
-            super::header_text(&topts)?
-        } else {
-            String::new()
-        };
-        let mut outcome = Map::new();
-        if let Some(c) = exit_code {
-            outcome.insert("exit_code".into(), c.into());
-        }
-        if timed_out {
-            outcome.insert("timed_out".into(), true.into());
-        }
+        let budget = self.budget;
+        let limit = budget.limit();
+        let topts = header_options(budget, &self.shown, None, exit_code, timed_out);
+        let header = header_text(&topts)?;
         let mut envelope = Envelope {
-            role: "tool".into(),
-            tool_call_id: self.shown.call_id.clone(),
-            name: self.shown.tool.clone(),
-            content: String::new(),
             truncated: true,
             redacted: !receipts.is_empty(),
             omitted: Omitted {
                 bytes: self.total,
                 ..Omitted::default()
             },
-            next_offset: None,
-            hint: None,
-            outcome,
-            error: None,
+            ..blank_envelope(&self.shown, &self.shown.tool)
         };
+        outcome_flags(&mut envelope.outcome, exit_code, timed_out);
         let (reason, pattern) = if self.saw_nul {
             // The size when it fits; the header (outcomes) is never dropped to make room.
             let full = format!("{header}[binary output omitted: {} bytes]", self.raw_bytes);
@@ -275,7 +246,7 @@ impl StreamPacker {
             too_large(
                 &mut envelope,
                 (self.total, self.lines),
-                &plan,
+                budget,
                 &EstimateTokens,
             )?;
             envelope.hint = Some(format!(
@@ -286,26 +257,22 @@ impl StreamPacker {
             ));
             (ClipReason::ToolResultCharLimit, "too_large")
         };
-        let content = &envelope.content;
-        let short = self.opts.short_hashes;
-        let hex = |d: crate::hash::Digest| if short { d.short_hex() } else { d.hex() };
-        let failed = exit_code.is_some_and(|c| c != 0) || timed_out;
-        let (span_id, parent_id) = span_ids(&self.opts, &self.shown);
-        let span = SpanRecord {
-            span_id: Some(span_id),
-            parent_id,
-            name: Some(self.shown.tool.clone()),
-            status: Some(if failed { "error" } else { "ok" }.into()),
-            observed_bytes: Some(header.len() as u64 + self.raw_bytes),
-            injected_bytes: Some(content.len() as u64),
-            injected_tokens: Some(estimate_tokens(content) as u64),
-            clip_reason: Some(reason.as_str().into()),
-            sha256_observed: Some(hex(self.hasher.finish())),
-            sha256_injected: Some(hex(sha256(content.as_bytes()))),
-            injected_preview: Some(preview(content)),
-            prompt_builder_version: Some(builder_version(&self.opts, &plan)),
-            model_context_limit_tokens: self.opts.model_context_limit_tokens,
+        // The header is known only now, after the output was hashed: the observed hash
+        // covers the redacted output alone, and the record is declared clipped.
+        let observed = Observed {
+            bytes: header.len() as u64 + self.raw_bytes,
+            sha256: self.hasher.finish(),
+            failed: failed(exit_code, timed_out),
         };
+        let span = span_record(
+            &self.shown,
+            &self.opts,
+            budget,
+            observed,
+            &envelope.content,
+            reason,
+            &EstimateTokens,
+        )?;
         Ok(Packed {
             envelope,
             span,

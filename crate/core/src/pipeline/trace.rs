@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::{Annotation, TraceBatch};
-use crate::check::{CheckOptions, ReportBuilder, Row, Status};
+use crate::check::{CheckOptions, ReportBuilder, RowRef, Status};
 use crate::formats::pipeline_parts::{ModelCall, ToolCall};
 use crate::formats::Collector;
 
@@ -247,7 +247,7 @@ impl TraceState {
         let mut builder = ReportBuilder::new("otlp", CheckOptions::default());
         collector.finish(&mut builder);
         let report = builder.finish();
-        let rows: BTreeMap<u64, &Row> = report.rows.iter().map(|r| (r.line, r)).collect();
+        let rows: BTreeMap<u64, RowRef<'_>> = report.rows.iter().map(|r| (r.line, r)).collect();
         let mut out = Vec::new();
         for &t in which {
             let tool = &mut self.tools[t];
@@ -299,9 +299,9 @@ impl TraceState {
     }
 }
 
-fn annotation_of(row: &Row) -> Annotation {
-    let mut detail: Vec<String> = row.detail.clone();
-    detail.extend(row.notes.iter().cloned());
+fn annotation_of(row: &RowRef<'_>) -> Annotation {
+    let mut detail: Vec<String> = row.detail.to_vec();
+    detail.extend(row.notes.iter().map(str::to_string));
     detail.extend(row.warnings.iter().map(|w| format!("warning: {w}")));
     Annotation {
         status: row.status.as_str().to_string(),
@@ -429,7 +429,7 @@ mod tests {
         }
         assert_eq!(got.len(), 3);
         for row in &report.rows {
-            let a = &got[row.span_id.as_deref().unwrap()];
+            let a = &got[row.span_id.unwrap()];
             assert_eq!(a.status, row.status.as_str());
             assert_eq!(a.observed_bytes, row.observed_bytes);
             assert_eq!(a.injected_bytes, row.injected_bytes);

@@ -67,7 +67,7 @@ use scan::{Cfg, Finding};
 /// Version of the rule set; it changes whenever a rule's behaviour changes, and the packer
 /// writes it into `prompt_builder_version` so two runs with different rules never compare
 /// as the same policy.
-pub const RULES_VERSION: &str = "redact-v2";
+pub const RULES_VERSION: &str = "redact-v3";
 
 /// What to redact. The default redacts every secret rule and card numbers, and leaves
 /// e-mail addresses and US social security numbers alone (turn them on when the policy

@@ -147,12 +147,35 @@ pub(crate) fn b64_decode(s: &[u8], url: bool) -> Option<Vec<u8>> {
 /// Values that are not secrets whatever key they sit under: empty, booleans and null,
 /// masks (`***`, `xxxx`), template references (`${VAR}`, `{{ x }}`, `<token>`), and our
 /// own placeholders.
+/// What follows the placeholders `v` starts with. The `]` is looked for among the next 64
+/// bytes only (a rule name is short), so that values of `[REDACTED` without one, under many
+/// keys, are not each read to their end.
+fn after_placeholders(mut v: &[u8]) -> &[u8] {
+    while v.starts_with(b"[REDACTED") {
+        match v.iter().take(64).position(|&b| b == b']') {
+            Some(close) => v = &v[close + 1..],
+            None => return v,
+        }
+    }
+    v
+}
+
 pub(crate) fn is_dummy_value(v: &[u8]) -> bool {
     let v = trim(v);
     if v.is_empty() {
         return true;
     }
-    if v.starts_with(b"[REDACTED") || v.starts_with(b"${") || v.starts_with(b"{{") {
+    // Leading placeholders make a dummy unless a letter or digit follows them directly:
+    // `[REDACTED:x]hunter22` is a password written after a placeholder (a hostile or careless
+    // value) and is redacted, while `[REDACTED:a][REDACTED:b]'rest` is how a first pass can
+    // leave a value (what follows a quote was not part of it), so it stays, and redacting
+    // a redacted text changes nothing.
+    if v.starts_with(b"[REDACTED") {
+        return !after_placeholders(v)
+            .first()
+            .is_some_and(u8::is_ascii_alphanumeric);
+    }
+    if v.starts_with(b"${") || v.starts_with(b"{{") {
         return true;
     }
     // `$DB_PASSWORD`, `$password`: a shell or template variable. A mixed-case run with

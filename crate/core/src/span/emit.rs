@@ -116,7 +116,7 @@ mod tests {
         );
         // The checker reads it back as a declared clip.
         let report = crate::check::check_bytes(line.as_bytes(), Default::default());
-        assert_eq!(report.rows[0].status, crate::check::Status::Clipped);
+        assert_eq!(report.rows.row(0).status, crate::check::Status::Clipped);
         assert_eq!(report.exit_code, 0);
     }
 

@@ -43,7 +43,7 @@ pub(super) fn scan(line: &[u8]) -> Option<SpanView<'_>> {
 /// strings on their own), so a line it accepts is valid UTF-8 and ends at the first `\n`.
 /// Lines that start with anything but `{` (blank lines, a byte order mark) go the careful
 /// way, as do lines cut by the end of `input`.
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 pub(crate) fn scan_line<'a>(
     input: &'a [u8],
     order: &mut KeyOrder,
@@ -110,7 +110,7 @@ impl Default for KeyOrder {
 
 /// The index of a known field in [`FIELDS`]: one comparison after a match on the length
 /// and first byte, instead of a comparison with every name.
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 fn field_index(key: &[u8]) -> Option<usize> {
     let index = match (key.len(), key.first()?) {
         (7, b's') => 0,
@@ -143,7 +143,7 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// A lane of `word` is flagged when it is `"`, `\`, a control character or (with `ASCII`)
 /// a byte of a non-ASCII character: the bytes that end a run of plain string content. The
 /// lowest flagged lane is exact (borrows only propagate upwards from a true match).
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 fn special<const ASCII: bool>(word: u64) -> u64 {
     let quote = word ^ (LO * b'"' as u64);
     let slash = word ^ (LO * b'\\' as u64);
@@ -153,7 +153,7 @@ fn special<const ASCII: bool>(word: u64) -> u64 {
 }
 
 /// Whether byte `c` ends a run of plain string content (see [`special`]).
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 fn is_special<const ASCII: bool>(c: u8) -> bool {
     c == b'"' || c == b'\\' || c < 0x20 || (ASCII && c >= 0x80)
 }
@@ -161,7 +161,7 @@ fn is_special<const ASCII: bool>(c: u8) -> bool {
 /// The escape at the start of `rest` (after its backslash): the character and the bytes it
 /// took, or `None` for an escape the strict reader must judge. The one escape table of the
 /// scanner: checking a string and decoding it both go through here.
-#[cfg_attr(feature = "speed", inline(always))]
+#[inline(always)]
 fn escape(rest: &[u8]) -> Option<(char, usize)> {
     Some(match *rest.first()? {
         b'"' => ('"', 1),
@@ -191,7 +191,7 @@ struct Scanner<'a> {
 
 impl<'a> Scanner<'a> {
     /// JSON whitespace, except `\n`: in a span line a newline ends the line.
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn ws(&mut self) {
         while let Some(&c) = self.b.get(self.i) {
             if !matches!(c, b' ' | b'\t' | b'\r') {
@@ -201,19 +201,19 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn next(&mut self) -> Option<u8> {
         let c = *self.b.get(self.i)?;
         self.i += 1;
         Some(c)
     }
 
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn eat(&mut self, want: u8) -> Option<()> {
         (self.next()? == want).then_some(())
     }
 
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn eat_if(&mut self, want: u8) -> bool {
         let hit = self.b.get(self.i) == Some(&want);
         self.i += usize::from(hit);
@@ -221,7 +221,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// The object at `self.i` as a span record, into `view`.
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn object(&mut self, order: &mut KeyOrder, view: &mut SpanView<'a>) -> Option<()> {
         // Bit i set = field i seen (a duplicate is the strict reader's error to report).
         let mut seen: u16 = 0;
@@ -265,7 +265,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn starts_with(&self, want: &[u8]) -> bool {
         self.b
             .get(self.i..self.i + want.len())
@@ -282,7 +282,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// The index of the next special byte (see [`special`]) at or after `self.i`.
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn to_special<const ASCII: bool>(&self) -> Option<usize> {
         let b = self.b;
         let mut i = self.i;
@@ -330,7 +330,7 @@ impl<'a> Scanner<'a> {
 
     /// A key after its opening quote, up to its closing quote: plain ASCII only (an escaped
     /// or non-ASCII key is rare enough to leave to the strict reader).
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn plain_key(&mut self) -> Option<&'a [u8]> {
         let end = self.to_special::<true>()?;
         if self.b[end] != b'"' {
@@ -352,7 +352,7 @@ impl<'a> Scanner<'a> {
 
     /// A string after its opening quote, up to and past its closing quote: its escapes
     /// checked and its bytes validated as UTF-8, but not decoded.
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn lazy(&mut self) -> Option<LazyText<'a>> {
         let start = self.i;
         let mut escaped = false;
@@ -427,7 +427,7 @@ impl<'a> Scanner<'a> {
 
     /// A number of one to seven digits followed by a non-digit, read from one eight-byte
     /// word (the lengths of a span are such numbers); `None`, consuming nothing, otherwise.
-    #[cfg_attr(feature = "speed", inline(always))]
+    #[inline(always)]
     fn eight_digits(&mut self) -> Option<u64> {
         let word = u64::from_le_bytes(self.b.get(self.i..self.i + 8)?.try_into().unwrap());
         let values = word.wrapping_sub(LO * u64::from(b'0'));

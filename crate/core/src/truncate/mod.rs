@@ -42,6 +42,7 @@ pub(crate) use json::{node_bound, MAX_NODES};
 mod lines;
 mod marker;
 mod matcher;
+mod options;
 mod output;
 mod positional;
 mod render;
@@ -49,6 +50,7 @@ mod run;
 mod search;
 mod tabular;
 mod terminal;
+mod utf16;
 
 use std::cell::OnceCell;
 use std::fmt;
@@ -58,8 +60,13 @@ use serde::{Deserialize, Serialize};
 pub use audit::{aggregate, AuditRecord, AuditSummary};
 pub use auto::ToolKind;
 pub use budget::{estimate_tokens, Budget, EstimateTokens, TokenCounter, Unit};
+pub use options::{
+    header_by_default, Fetch, FileOptions, JsonOptions, Options, Outcome, Pattern, TerminalOptions,
+};
 pub use output::{Segment, SegmentKind};
 pub use run::{label_streams, run_terminal, success_of, CommandRun, TerminalResult};
+pub use utf16::Offsets;
+pub(crate) use utf16::Utf16Map;
 
 use budget::Measure;
 use lines::{line_accounting, Line};
@@ -67,26 +74,6 @@ use marker::{FetchAt, Level, Place, Spec};
 use output::Out;
 
 use crate::error::Coded;
-
-/// Which cut to apply.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Pattern {
-    /// Choose by tool kind, else by sniffing the content (seed 001's decision tree).
-    #[default]
-    Auto,
-    Head,
-    Tail,
-    HeadTail,
-    Terminal,
-    Search,
-    File,
-    Json,
-    /// A CSV table: header, first and last rows, the row count.
-    Csv,
-    /// A YAML document: head, tail, and every top-level and outcome key.
-    Yaml,
-}
 
 /// The cut actually applied: `none` when the text fit, else the concrete pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -121,245 +108,6 @@ impl Applied {
     }
 }
 
-/// Where the model can fetch what was cut: the marker then says
-/// `get_more(id="<id>", offset=<offset + start of the omitted part>)`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Fetch {
-    /// The id the paging tool takes (the tool call id, or the stored result's id).
-    pub id: String,
-    /// Byte offset of this text within the stored full result (0 for a whole result).
-    pub offset: u64,
-    /// The paging tool's name.
-    pub tool: String,
-}
-
-impl Default for Fetch {
-    fn default() -> Self {
-        Fetch {
-            id: String::new(),
-            offset: 0,
-            tool: "get_more".into(),
-        }
-    }
-}
-
-/// Settings of the terminal pattern (seed 001 §4, without its flaws).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TerminalOptions {
-    /// Share of the budget (after markers) for the first lines, command echo included.
-    pub head_share: f64,
-    /// Share for the last lines; the tail also gets whatever the error lines leave.
-    pub tail_share: f64,
-    /// Context lines shown before and after each error line of the dropped middle.
-    pub context_before: usize,
-    pub context_after: usize,
-    /// Collapse runs of identical lines and `\r` progress redraws to one line with a count.
-    pub collapse: bool,
-}
-
-impl Default for TerminalOptions {
-    fn default() -> Self {
-        TerminalOptions {
-            head_share: 0.25,
-            tail_share: 0.45,
-            context_before: 1,
-            context_after: 0,
-            collapse: true,
-        }
-    }
-}
-
-/// Settings of the file pattern.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FileOptions {
-    /// The requested lines, 1-based and inclusive; `None` for a whole-file read.
-    pub range: Option<[usize; 2]>,
-    /// Whole-file shares of the budget for the head and the tail; definitions get the rest.
-    pub head_share: f64,
-    pub tail_share: f64,
-}
-
-impl Default for FileOptions {
-    fn default() -> Self {
-        FileOptions {
-            range: None,
-            head_share: 0.4,
-            tail_share: 0.3,
-        }
-    }
-}
-
-/// Settings of the JSON pattern.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct JsonOptions {
-    /// Outcome keys: never dropped at any depth, and their scalar values never cut.
-    pub keep_keys: Vec<String>,
-    /// Also keep every key ending in `_id` or `Id` (receipt ids, call ids).
-    pub keep_id_keys: bool,
-    /// Name of the records that say what was omitted (`{"_omitted": "120 more items"}`).
-    pub omitted_key: String,
-}
-
-impl Default for JsonOptions {
-    fn default() -> Self {
-        JsonOptions {
-            keep_keys: [
-                "status",
-                "ok",
-                "success",
-                "error",
-                "errors",
-                "code",
-                "exit_code",
-                "id",
-                "receipt",
-                "receipt_id",
-                "timed_out",
-                "truncated",
-                "next_offset",
-            ]
-            .map(String::from)
-            .to_vec(),
-            keep_id_keys: true,
-            omitted_key: "_omitted".into(),
-        }
-    }
-}
-
-/// Whether output gets the `Tool: / Command: / Exit code: / Output:` header when the caller
-/// does not say: when there is an outcome or a command to show (they are never cut, so they
-/// must be above the cut), or the output is a terminal's. The one rule for `pack`,
-/// `truncate` (JS `header` absent), the CLI and the page, which each used to decide it.
-pub fn header_by_default(
-    kind: Option<ToolKind>,
-    exit_code: Option<i64>,
-    timed_out: bool,
-    command: Option<&str>,
-) -> bool {
-    exit_code.is_some() || timed_out || command.is_some() || kind == Some(ToolKind::Terminal)
-}
-
-/// What to cut, to what budget, and what travels beside the text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Options {
-    pub pattern: Pattern,
-    pub budget: Budget,
-    /// Tool name: recorded in the audit, shown in the header, and used by `auto`.
-    pub tool: Option<String>,
-    /// Tool kind for `auto`; when absent it is derived from `tool`, else sniffed.
-    pub kind: Option<ToolKind>,
-    /// The command's exit code: carried beside the text (and in the header), never cut.
-    pub exit_code: Option<i64>,
-    pub timed_out: bool,
-    /// The command that ran, for the header.
-    pub command: Option<String>,
-    /// Prepend the header (`Tool: ...`, `Command: ...`, `Exit code: ...`, `Output:`); the
-    /// budget then covers header and output together.
-    pub header: bool,
-    pub fetch: Option<Fetch>,
-    /// `head_tail`: share of the budget for the head (seed 001's `head_ratio`).
-    pub head_share: f64,
-    pub terminal: TerminalOptions,
-    pub file: FileOptions,
-    pub json: JsonOptions,
-    /// The success signal and re-verify instruction for the header ([`run_terminal`] sets
-    /// it; `None` writes the header without them).
-    #[serde(skip)]
-    pub outcome: Option<Outcome>,
-}
-
-/// What the header says beyond the exit code (set by [`run_terminal`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Outcome {
-    /// `None`: no success signal was captured.
-    pub success: Option<bool>,
-    pub timeout_secs: Option<u64>,
-    /// Tell the model to re-verify instead of assuming success.
-    pub reverify: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            pattern: Pattern::Auto,
-            budget: Budget::default(),
-            tool: None,
-            kind: None,
-            exit_code: None,
-            timed_out: false,
-            command: None,
-            header: false,
-            fetch: None,
-            head_share: 0.6,
-            terminal: TerminalOptions::default(),
-            file: FileOptions::default(),
-            json: JsonOptions::default(),
-            outcome: None,
-        }
-    }
-}
-
-impl Options {
-    /// Options with this pattern and budget, everything else default.
-    pub fn new(pattern: Pattern, budget: Budget) -> Options {
-        Options {
-            pattern,
-            budget,
-            ..Options::default()
-        }
-    }
-
-    fn validate(&self) -> Result<(), TruncateError> {
-        let share = |name: &str, v: f64| {
-            if v.is_finite() && (0.0..=1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(TruncateError::InvalidOptions(format!(
-                    "{name} must be between 0 and 1, got {v}"
-                )))
-            }
-        };
-        share("head_share", self.head_share)?;
-        share("terminal.head_share", self.terminal.head_share)?;
-        share("terminal.tail_share", self.terminal.tail_share)?;
-        share("file.head_share", self.file.head_share)?;
-        share("file.tail_share", self.file.tail_share)?;
-        if self.terminal.head_share + self.terminal.tail_share > 1.0 {
-            return Err(TruncateError::InvalidOptions(
-                "terminal.head_share + terminal.tail_share must not exceed 1".into(),
-            ));
-        }
-        if self.file.head_share + self.file.tail_share > 1.0 {
-            return Err(TruncateError::InvalidOptions(
-                "file.head_share + file.tail_share must not exceed 1".into(),
-            ));
-        }
-        if self.terminal.context_before > 100 || self.terminal.context_after > 100 {
-            return Err(TruncateError::InvalidOptions(
-                "terminal context must be at most 100 lines".into(),
-            ));
-        }
-        if let Some([a, b]) = self.file.range {
-            if a == 0 || b < a {
-                return Err(TruncateError::InvalidOptions(format!(
-                    "file.range must be 1-based with start <= end, got [{a}, {b}]"
-                )));
-            }
-        }
-        if self.json.omitted_key.is_empty() {
-            return Err(TruncateError::InvalidOptions(
-                "json.omitted_key must not be empty".into(),
-            ));
-        }
-        Ok(())
-    }
-}
-
 /// Error-matching lines of the input, and how many the output lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorLines {
@@ -369,17 +117,6 @@ pub struct ErrorLines {
     pub kept: usize,
     /// Of those, not shown at all: `total - kept`.
     pub dropped: usize,
-}
-
-/// What the offsets in [`Truncation::kept`] and [`Truncation::segments`] count.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Offsets {
-    /// UTF-8 bytes (Rust string indices): what [`truncate`] returns.
-    #[default]
-    Utf8,
-    /// UTF-16 code units (JavaScript string indices): see [`Truncation::into_utf16_offsets`].
-    Utf16,
 }
 
 /// A truncated (or unchanged) tool result, with exact accounting of what was cut.
@@ -478,105 +215,6 @@ pub fn is_error_line(line: &str) -> bool {
 /// pattern's matcher.
 pub fn is_definition_line(line: &str) -> bool {
     matcher::is_definition_line(line)
-}
-
-impl Truncation {
-    /// The same result with `kept` and `segments` in UTF-16 code units, so that JavaScript
-    /// can slice its strings with them (`input` is the text that was truncated).
-    pub fn into_utf16_offsets(self, input: &str) -> Truncation {
-        self.utf16_offsets(input, None)
-    }
-
-    /// [`Truncation::into_utf16_offsets`] for a caller that knows the input's length in
-    /// UTF-16 units (JavaScript's `length`). When that equals its length in bytes the input
-    /// is ASCII and its offsets are the same in both units, so only the output is read.
-    pub fn into_utf16_offsets_of(self, input: &str, input_utf16_len: usize) -> Truncation {
-        self.utf16_offsets(input, Some(input_utf16_len))
-    }
-
-    fn utf16_offsets(mut self, input: &str, input_utf16_len: Option<usize>) -> Truncation {
-        if self.offsets == Offsets::Utf16 {
-            return self;
-        }
-        let src_at: Vec<usize> = self
-            .kept
-            .iter()
-            .flatten()
-            .chain(
-                self.segments
-                    .iter()
-                    .filter_map(|s| s.source.as_ref())
-                    .flatten(),
-            )
-            .copied()
-            .collect();
-        let out_at: Vec<usize> = self.segments.iter().flat_map(|s| s.output).collect();
-        let src = if input_utf16_len == Some(input.len()) {
-            Utf16Map::identity(input.len())
-        } else {
-            Utf16Map::new(input, src_at)
-        };
-        let out = Utf16Map::new(&self.text, out_at);
-        for r in &mut self.kept {
-            *r = [src.get(r[0]), src.get(r[1])];
-        }
-        for s in &mut self.segments {
-            s.output = [out.get(s.output[0]), out.get(s.output[1])];
-            if let Some(r) = &mut s.source {
-                *r = [src.get(r[0]), src.get(r[1])];
-            }
-        }
-        self.offsets = Offsets::Utf16;
-        self
-    }
-}
-
-/// Byte offset → UTF-16 offset for a known set of byte offsets: the UTF-16 units before each
-/// one, counted from the previous one, so the text is read once and only up to the last
-/// offset. The count works on bytes, a word at a time (`budget::utf16_units`), not char by
-/// char: the input is often megabytes of ASCII.
-pub(crate) enum Utf16Map {
-    Counted(Vec<(usize, usize)>),
-    /// An ASCII text of this length: every offset up to it maps to itself.
-    Identity(usize),
-}
-
-impl Utf16Map {
-    fn identity(len: usize) -> Utf16Map {
-        Utf16Map::Identity(len)
-    }
-
-    pub(crate) fn new(text: &str, mut at: Vec<usize>) -> Utf16Map {
-        crate::sort::sort(&mut at);
-        at.dedup();
-        let bytes = text.as_bytes();
-        let mut map = Vec::with_capacity(at.len());
-        let mut units = 0;
-        let mut prev = 0;
-        // Offsets beyond the text have no mapping (and read as 0), as before.
-        for b in at.into_iter().take_while(|&b| b <= bytes.len()) {
-            units += budget::utf16_units(&bytes[prev..b]);
-            map.push((b, units));
-            prev = b;
-        }
-        Utf16Map::Counted(map)
-    }
-
-    pub(crate) fn get(&self, byte: usize) -> usize {
-        match self {
-            Utf16Map::Counted(map) => map
-                .binary_search_by_key(&byte, |p| p.0)
-                .map_or(0, |i| map[i].1),
-            // Offsets beyond the text read as 0, as in the counted map.
-            Utf16Map::Identity(len) => {
-                if byte <= *len {
-                    byte
-                } else {
-                    0
-                }
-            }
-        }
-    }
 }
 
 /// Cuts `text` to `options.budget`; token budgets use the built-in [`estimate_tokens`].

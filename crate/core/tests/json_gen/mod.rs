@@ -4,7 +4,7 @@
 //! and, when asked, duplicate keys and Python's `NaN`/`Infinity`.
 #![allow(dead_code)]
 
-use crate::common::Rng;
+use crate::common::{Draw, Rng};
 
 #[derive(Clone, Copy)]
 pub struct Options {
@@ -76,14 +76,16 @@ const CHARS: &[char] = &[
     '中',
 ];
 
-pub struct Gen<'a> {
-    pub rng: &'a mut Rng,
+/// Draws from the xorshift `Rng` (differential tests) or from proptest's `Choices`
+/// (properties).
+pub struct Gen<'a, D: Draw = Rng> {
+    pub rng: &'a mut D,
     pub opts: Options,
     out: String,
 }
 
-impl<'a> Gen<'a> {
-    pub fn new(rng: &'a mut Rng, opts: Options) -> Self {
+impl<'a, D: Draw> Gen<'a, D> {
+    pub fn new(rng: &'a mut D, opts: Options) -> Self {
         Gen {
             rng,
             opts,

@@ -61,27 +61,71 @@ export async function run(args, { toolslice, stdout, stderr }) {
   }
 
   let exitCode = 0;
-  const out = [];
   const notes = [];
   for (const { file, report } of results) {
     exitCode = Math.max(exitCode, report.exitCode);
     // A run that checked nothing must not look green: say so where a CI log shows it.
     const nothing = report.nothingChecked;
     if (nothing && !options.allowEmpty) notes.push(`toolslice: ${file === '-' ? 'stdin' : file}: ${nothing}\n`);
-    if (values.jsonl) out.push(report.jsonl());
-    else if (!values.json) out.push((files.length > 1 ? `== ${file}\n` : '') + report.table());
   }
-  if (values.json) {
-    if (results.length === 1) out.push(results[0].report.json() + '\n');
-    else {
-      const doc = { files: results.map(({ file, report }) => ({ file, report: report.toJSON() })), exit_code: exitCode };
-      out.push(JSON.stringify(doc, null, 2) + '\n');
+  // Each report is written piece by piece (rows in ranges), never as one string: a run of
+  // millions of rows would otherwise be held whole in the module and again in JS (issue 17).
+  const out = new Output(stdout);
+  if (values.json && results.length > 1) {
+    const doc = { files: results.map(({ file, report }) => ({ file, report: report.toJSON() })), exit_code: exitCode };
+    await out.add(JSON.stringify(doc, null, 2) + '\n');
+  } else {
+    for (const [i, { file, report }] of results.entries()) {
+      if (values.jsonl) {
+        await out.rows(report, (from, to) => report.jsonlRows(from, to));
+      } else if (values.json) {
+        await out.add(report.jsonHead());
+        await out.rows(report, (from, to) => report.jsonRows(from, to));
+        await out.add(report.jsonMiddle());
+        await out.rows(report, (from, to) => report.jsonRollup(from, to), report.rollupCount);
+        await out.add(report.jsonEnd() + '\n');
+      } else {
+        await out.add((i > 0 ? '\n' : '') + (files.length > 1 ? `== ${file}\n` : '') + report.tableHead());
+        await out.rows(report, (from, to) => report.tableRows(from, to));
+        await out.add(report.tableTail());
+      }
     }
   }
+  await out.flush();
   for (const { report } of results) report.free();
-  await write(stdout, out.join(files.length > 1 && !values.json && !values.jsonl ? '\n' : ''));
   if (notes.length) await write(stderr, notes.join(''));
   return exitCode;
+}
+
+// Rows rendered per call into the module: a few hundred KB of text.
+const ROWS_PER_PIECE = 1024;
+// Text gathered before a write, so small pieces (a head, a short table) go out together.
+const WRITE_BYTES = 1 << 20;
+
+// Writes text to a stream in pieces of about WRITE_BYTES, waiting for each to be taken
+// (backpressure: the output never piles up in memory ahead of a slow reader).
+class Output {
+  constructor(stream) {
+    this.stream = stream;
+    this.parts = [];
+    this.length = 0;
+  }
+  async add(text) {
+    if (!text) return;
+    this.parts.push(text);
+    this.length += text.length;
+    if (this.length >= WRITE_BYTES) await this.flush();
+  }
+  async rows(report, render, n = report.rowCount) {
+    for (let from = 0; from < n; from += ROWS_PER_PIECE) await this.add(render(from, from + ROWS_PER_PIECE));
+  }
+  async flush() {
+    if (!this.parts.length) return;
+    const text = this.parts.length === 1 ? this.parts[0] : this.parts.join('');
+    this.parts = [];
+    this.length = 0;
+    await write(this.stream, text);
+  }
 }
 
 async function checkOne(toolslice, file, options, stderr) {

@@ -1,0 +1,964 @@
+//! OTLP JSON export requests read straight from the bytes into [`OtelSpan`]s: the fast path
+//! of [`super::otlp`], which reads a `serde_json::Value` tree.
+//!
+//! A tree costs an allocation per key and per value, an ordered hash map (SipHash) per
+//! object and a copy of every attribute value into the span; the request itself only needs
+//! ids, name, times, status code and attributes. This reader visits the bytes once and keeps
+//! only those: keys are compared in place (borrowed, no allocation unless escaped), fields
+//! the join does not read are parsed and dropped, attribute values become the same plain
+//! JSON values as [`super::otlp::any_value`] makes of them.
+//!
+//! It reads only the ordinary shape: an object with `resourceSpans`, each level an object or
+//! array, each known field once and of its usual type (or `null`, which the tree reader also
+//! takes for absent). Anything else (a duplicate field, a wrong type, a non-object span, an
+//! array of requests, invalid JSON) fails here, and the caller reads the same bytes with the
+//! tree reader, whose messages for odd input stay the only ones. So what this reader
+//! accepts it must read exactly as the tree reader does; the tests check that, span by span
+//! and report call by report call, on every OTLP fixture of the repository and on thousands
+//! of damaged variants (each field of another type, given twice, respelled or dropped).
+//!
+//! Fields it skips are still parsed as the tree reader parses them (`deserialize_any`: a
+//! number out of range or a lone surrogate fails both), not skimmed like
+//! [`serde::de::IgnoredAny`], so input the tree reader rejects never passes here. Objects
+//! and arrays are asked for as such (`deserialize_map`, `deserialize_seq`), not through
+//! `deserialize_any`: each visitor type instantiates what it calls, and `deserialize_any`,
+//! with its number parsing, is the large one (the wasm module is smaller for it).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::value::SeqAccessDeserializer;
+use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Number, Value};
+
+use super::model::Times;
+use super::otel::{OtelEvent, OtelSpan};
+use super::{otlp, Collector, Entries, Sink};
+
+/// The spans of one export request, in the tree reader's order.
+pub(crate) struct Request {
+    spans: Vec<OtelSpan>,
+}
+
+impl Request {
+    /// Reads one request from its bytes, or `None` when it is not of the ordinary shape (then
+    /// the tree reader reads it).
+    pub fn parse(bytes: &[u8]) -> Option<Request> {
+        serde_json::from_slice(bytes).ok()
+    }
+
+    /// What [`otlp::read_request`] does with the same request: each span interpreted by its
+    /// conventions, or the request skipped when it has none.
+    pub fn deliver(self, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
+        if self.spans.is_empty() {
+            let why = "OTLP export request with no spans".into();
+            return sink.skipped(entries.next(), None, why);
+        }
+        for span in self.spans {
+            super::semconv::interpret(span, entries.next(), collector, sink);
+        }
+    }
+}
+
+/// Gives up on the fast path; the message is never shown.
+fn unusual<E: Error>(what: &str) -> E {
+    E::custom(format_args!("not the ordinary OTLP shape: {what}"))
+}
+
+/// A key or string, borrowed from the input unless it had escapes.
+struct Str<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: Error>(self, s: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(s.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// Any JSON value, parsed as the tree reader parses it and dropped.
+struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: Error>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E: Error>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E: Error>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E: Error>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E: Error>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E: Error>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_key::<Skip>()?.is_some() {
+            map.next_value::<Skip>()?;
+        }
+        Ok(Skip)
+    }
+}
+
+/// Marks a known field as read, failing on its second occurrence (the tree keeps the last
+/// one, and a field spelled both ways picks one by name: the tree reader decides those).
+fn once<E: Error>(seen: &mut bool) -> Result<(), E> {
+    if std::mem::replace(seen, true) {
+        Err(unusual("a field given twice"))
+    } else {
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Request {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Request;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an OTLP export request")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Request, A::Error> {
+                let mut spans = Vec::new();
+                let mut seen = false;
+                while let Some(key) = map.next_key::<Str>()? {
+                    match &*key.0 {
+                        "resourceSpans" | "resource_spans" => {
+                            once(&mut seen)?;
+                            map.next_value_seed(List(&mut Resources(&mut spans)))?;
+                        }
+                        _ => {
+                            map.next_value::<Skip>()?;
+                        }
+                    }
+                }
+                if !seen {
+                    return Err(unusual("no resourceSpans"));
+                }
+                Ok(Request { spans })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Reads the objects of an array one at a time.
+trait EachObject<'de> {
+    fn object<A: MapAccess<'de>>(&mut self, map: A) -> Result<(), A::Error>;
+}
+
+/// A JSON array of objects, each read by `T`; `null` reads as empty, as the tree reader
+/// takes a `null` field for an absent one.
+struct List<'a, T>(&'a mut T);
+
+impl<'de, T: EachObject<'de>> DeserializeSeed<'de> for List<'_, T> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de, T: EachObject<'de>> Visitor<'de> for List<'_, T> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of objects or null")
+    }
+    fn visit_none<E: Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(ListItem(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+/// One item of a [`List`], which must be an object.
+struct ListItem<'a, T>(&'a mut T);
+
+impl<'de, T: EachObject<'de>> DeserializeSeed<'de> for ListItem<'_, T> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, T: EachObject<'de>> Visitor<'de> for ListItem<'_, T> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        self.0.object(map)
+    }
+}
+
+/// `resourceSpans`: each resource's spans, from `scopeSpans`, or from the pre-0.19
+/// `instrumentationLibrarySpans` when `scopeSpans` has no entries.
+struct Resources<'a>(&'a mut Vec<OtelSpan>);
+
+/// The entries of a `scopeSpans` list: how many, and their spans.
+#[derive(Default)]
+struct Scopes {
+    count: usize,
+    spans: Vec<OtelSpan>,
+}
+
+impl<'de> EachObject<'de> for Resources<'_> {
+    fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
+        let (mut scopes, mut legacy) = (Scopes::default(), Scopes::default());
+        let (mut seen_scopes, mut seen_legacy) = (false, false);
+        while let Some(key) = map.next_key::<Str>()? {
+            match &*key.0 {
+                "scopeSpans" | "scope_spans" => {
+                    once(&mut seen_scopes)?;
+                    map.next_value_seed(List(&mut scopes))?;
+                }
+                "instrumentationLibrarySpans" | "instrumentation_library_spans" => {
+                    once(&mut seen_legacy)?;
+                    map.next_value_seed(List(&mut legacy))?;
+                }
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        let chosen = if scopes.count > 0 { scopes } else { legacy };
+        self.0.extend(chosen.spans);
+        Ok(())
+    }
+}
+
+impl<'de> EachObject<'de> for Scopes {
+    fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
+        self.count += 1;
+        let mut seen = false;
+        while let Some(key) = map.next_key::<Str>()? {
+            if &*key.0 == "spans" {
+                once(&mut seen)?;
+                map.next_value_seed(List(&mut Spans(&mut self.spans)))?;
+            } else {
+                map.next_value::<Skip>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Spans<'a>(&'a mut Vec<OtelSpan>);
+
+/// The fields of a span that [`otlp::read_span`] reads, each at most once.
+#[derive(Default)]
+struct SpanSeen {
+    trace_id: bool,
+    span_id: bool,
+    parent_id: bool,
+    name: bool,
+    start: bool,
+    end: bool,
+    status: bool,
+    attributes: bool,
+    events: bool,
+}
+
+impl<'de> EachObject<'de> for Spans<'_> {
+    fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
+        let mut span = OtelSpan::default();
+        let mut seen = SpanSeen::default();
+        let (mut start, mut end, mut code) = (None, None, None);
+        while let Some(key) = map.next_key::<Str>()? {
+            match &*key.0 {
+                "traceId" | "trace_id" => {
+                    once(&mut seen.trace_id)?;
+                    span.trace_id = map.next_value::<Id>()?.0;
+                }
+                "spanId" | "span_id" => {
+                    once(&mut seen.span_id)?;
+                    span.span_id = map.next_value::<Id>()?.0;
+                }
+                "parentSpanId" | "parent_span_id" => {
+                    once(&mut seen.parent_id)?;
+                    span.parent_id = map.next_value::<Id>()?.0;
+                }
+                "name" => {
+                    once(&mut seen.name)?;
+                    span.name = map.next_value::<Option<Str>>()?.map(|s| s.0.into_owned());
+                }
+                // Times and status are small values, read by the tree reader's own functions.
+                "startTimeUnixNano" | "start_time_unix_nano" => {
+                    once(&mut seen.start)?;
+                    start = otlp::nanos(&map.next_value::<Value>()?);
+                }
+                "endTimeUnixNano" | "end_time_unix_nano" => {
+                    once(&mut seen.end)?;
+                    end = otlp::nanos(&map.next_value::<Value>()?);
+                }
+                "status" => {
+                    once(&mut seen.status)?;
+                    code = otlp::status_code(Some(&map.next_value::<Value>()?));
+                }
+                "attributes" => {
+                    once(&mut seen.attributes)?;
+                    map.next_value_seed(List(&mut Attributes(&mut span.attrs)))?;
+                }
+                "events" => {
+                    once(&mut seen.events)?;
+                    map.next_value_seed(List(&mut Events(&mut span.events)))?;
+                }
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        // As read_span: an end time of 0 or none at all is a span still open.
+        span.status = if end.unwrap_or(0) == 0 {
+            Some("unfinished".to_string())
+        } else {
+            code.map(str::to_string)
+        };
+        span.times = Times {
+            start,
+            end: end.filter(|&e| e != 0),
+        };
+        self.0.push(span);
+        Ok(())
+    }
+}
+
+/// A span id: a string, trimmed, empty read as absent; `null` is absent.
+struct Id(Option<String>);
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = Option::<Str>::deserialize(d)?;
+        Ok(Id(text
+            .map(|s| s.0.trim().to_string())
+            .filter(|s| !s.is_empty())))
+    }
+}
+
+/// `[{"key": k, "value": AnyValue}]` into a map, the first value of a repeated key kept (as
+/// the tree reader's `attributes`). An entry whose key is `null` or missing is dropped.
+struct Attributes<'a>(&'a mut BTreeMap<String, Value>);
+
+impl<'de> EachObject<'de> for Attributes<'_> {
+    fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
+        let (mut key, mut value) = (None, None);
+        while let Some(field) = map.next_key::<Str>()? {
+            match &*field.0 {
+                "key" => {
+                    if key.is_some() {
+                        return Err(unusual("a field given twice"));
+                    }
+                    key = Some(map.next_value::<Option<Str>>()?);
+                }
+                "value" => {
+                    if value.is_some() {
+                        return Err(unusual("a field given twice"));
+                    }
+                    value = Some(map.next_value::<AnyValue>()?.0);
+                }
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        if let Some(Some(key)) = key {
+            if !self.0.contains_key(&*key.0) {
+                self.0
+                    .insert(key.0.into_owned(), value.unwrap_or(Value::Null));
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Events<'a>(&'a mut Vec<OtelEvent>);
+
+impl<'de> EachObject<'de> for Events<'_> {
+    fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
+        let mut event = OtelEvent::default();
+        let (mut seen_name, mut seen_attrs) = (false, false);
+        while let Some(key) = map.next_key::<Str>()? {
+            match &*key.0 {
+                "name" => {
+                    once(&mut seen_name)?;
+                    if let Some(name) = map.next_value::<Option<Str>>()? {
+                        event.name = name.0.into_owned();
+                    }
+                }
+                "attributes" => {
+                    once(&mut seen_attrs)?;
+                    map.next_value_seed(List(&mut Attributes(&mut event.attrs)))?;
+                }
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        self.0.push(event);
+        Ok(())
+    }
+}
+
+/// An attribute value as [`otlp::any_value`] reads it: the value of its one typed field for
+/// the common ones, otherwise the object itself handed to `any_value`.
+struct AnyValue(Value);
+
+impl<'de> Deserialize<'de> for AnyValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = AnyValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an OTLP AnyValue")
+            }
+            // A value that is already plain is taken as it is, as the tree would hold it.
+            fn visit_unit<E: Error>(self) -> Result<AnyValue, E> {
+                Ok(AnyValue(Value::Null))
+            }
+            fn visit_bool<E: Error>(self, b: bool) -> Result<AnyValue, E> {
+                Ok(AnyValue(Value::Bool(b)))
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<AnyValue, E> {
+                Ok(AnyValue(Value::Number(n.into())))
+            }
+            fn visit_i64<E: Error>(self, n: i64) -> Result<AnyValue, E> {
+                Ok(AnyValue(Value::Number(n.into())))
+            }
+            fn visit_f64<E: Error>(self, n: f64) -> Result<AnyValue, E> {
+                Ok(AnyValue(
+                    Number::from_f64(n).map_or(Value::Null, Value::Number),
+                ))
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<AnyValue, E> {
+                Ok(AnyValue(Value::String(s.to_string())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<AnyValue, A::Error> {
+                Value::deserialize(SeqAccessDeserializer::new(seq)).map(AnyValue)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AnyValue, A::Error> {
+                let Some(key) = map.next_key::<Str>()? else {
+                    return Ok(AnyValue(Value::Null));
+                };
+                let value = map.next_value::<Value>()?;
+                let Some(second) = map.next_key::<Str>()? else {
+                    return Ok(AnyValue(single(key.0, value)));
+                };
+                // Several fields: the tree's object, read as the tree reader reads it.
+                let mut obj = Map::new();
+                obj.insert(key.0.into_owned(), value);
+                obj.insert(second.0.into_owned(), map.next_value::<Value>()?);
+                while let Some(key) = map.next_key::<String>()? {
+                    obj.insert(key, map.next_value::<Value>()?);
+                }
+                Ok(AnyValue(otlp::any_value(&Value::Object(obj))))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An AnyValue object with one field: `{"stringValue": "x"}` is `"x"`.
+fn single(key: Cow<'_, str>, value: Value) -> Value {
+    match (&*key, value) {
+        (
+            "stringValue" | "string_value" | "boolValue" | "bool_value" | "doubleValue"
+            | "double_value" | "bytesValue" | "bytes_value",
+            value,
+        ) if !value.is_null() => value,
+        ("intValue" | "int_value", Value::String(s)) => s
+            .trim()
+            .parse::<i64>()
+            .map_or(Value::String(s), Value::from),
+        ("intValue" | "int_value", value) if !value.is_null() => value,
+        (_, value) => {
+            let mut obj = Map::new();
+            obj.insert(key.into_owned(), value);
+            otlp::any_value(&Value::Object(obj))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::super::reader::{json_line_as, read_document_as};
+    use super::super::{Collector, Format, FormatOption};
+    use super::*;
+    use crate::record::{Provenance, ReadAs};
+    use crate::span::{InvalidKind, SpanRecord, SpanView};
+
+    /// Every call a reader makes, in order, as text.
+    #[derive(Default)]
+    struct Recorder(Vec<String>);
+
+    impl Sink for Recorder {
+        fn span(&mut self, line: u64, _: &mut SpanView<'_>) {
+            self.0.push(format!("span {line}"));
+        }
+        fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
+            self.0.push(format!("row {line} {record:?} {provenance:?}"));
+        }
+        fn context(
+            &mut self,
+            line: u64,
+            span_id: Option<String>,
+            parent_id: Option<String>,
+            name: Option<String>,
+            reason: String,
+        ) {
+            let call = format!("context {line} {span_id:?} {parent_id:?} {name:?} {reason}");
+            self.0.push(call);
+        }
+        fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
+            self.0.push(format!("skipped {line} {span_id:?} {reason}"));
+        }
+        fn invalid(&mut self, line: u64, kind: InvalidKind, error: String) {
+            self.0.push(format!("invalid {line} {kind:?} {error}"));
+        }
+        fn blank(&mut self) {
+            self.0.push("blank".into());
+        }
+        fn set_format(&mut self, format: &str, read_as: Option<ReadAs>) {
+            self.0.push(format!("format {format} {read_as:?}"));
+        }
+    }
+
+    /// The lines read as `otlp` by the reader with the fast path, and by the tree reader.
+    fn both_ways(lines: &[&[u8]]) -> (Vec<String>, Vec<String>) {
+        let run = |fast: bool| {
+            let (mut collector, mut sink) = (Collector::default(), Recorder::default());
+            for (i, line) in lines.iter().enumerate() {
+                let n = i as u64 + 1;
+                json_line_as(Format::Otlp, n, line, &mut collector, &mut sink, fast);
+            }
+            let conventions = collector.finish(&mut sink);
+            sink.0.push(format!("conventions {conventions:?}"));
+            sink.0
+        };
+        (run(true), run(false))
+    }
+
+    fn document_both_ways(doc: &[u8], option: FormatOption) -> (Vec<String>, Vec<String>) {
+        let run = |fast| {
+            let mut sink = Recorder::default();
+            read_document_as(option, doc, &mut sink, fast);
+            sink.0
+        };
+        (run(true), run(false))
+    }
+
+    /// The OTLP fixtures of the repository: this crate's, and the producers' corpus.
+    fn fixtures() -> Vec<(String, Vec<u8>)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut out = Vec::new();
+        for dir in ["tests/fixtures/formats", "../../pkg-tests/producers/corpus"] {
+            let mut names: Vec<_> = std::fs::read_dir(root.join(dir))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy();
+                    name.contains("otlp") && !name.contains(".spans.") && !name.contains("truth")
+                })
+                .collect();
+            names.sort();
+            for path in names {
+                let name = path.file_name().unwrap().to_string_lossy().to_string();
+                out.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+        out
+    }
+
+    /// When the fast reader reads `bytes`, its spans are the tree reader's, field by field
+    /// (attributes the conventions never look at included). Returns whether it read them.
+    fn same_spans(bytes: &[u8]) -> bool {
+        let Some(fast) = Request::parse(bytes) else {
+            return false;
+        };
+        // The walk of otlp::read_request, on a request the fast reader found ordinary.
+        fn list<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> &'a [Value] {
+            obj.get(camel)
+                .or_else(|| obj.get(snake))
+                .and_then(Value::as_array)
+                .map_or(&[], Vec::as_slice)
+        }
+        let value: Value = serde_json::from_slice(bytes).unwrap();
+        let mut tree = Vec::new();
+        for resource in list(
+            value.as_object().unwrap(),
+            "resourceSpans",
+            "resource_spans",
+        ) {
+            let resource = resource.as_object().unwrap();
+            let mut scopes = list(resource, "scopeSpans", "scope_spans");
+            if scopes.is_empty() {
+                scopes = list(
+                    resource,
+                    "instrumentationLibrarySpans",
+                    "instrumentation_library_spans",
+                );
+            }
+            for scope in scopes {
+                for span in list(scope.as_object().unwrap(), "spans", "spans") {
+                    tree.push(otlp::read_span(span.as_object().unwrap()));
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(bytes);
+        assert_eq!(format!("{:?}", fast.spans), format!("{tree:?}"), "{text}");
+        true
+    }
+
+    fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+        bytes.split(|&b| b == b'\n').collect()
+    }
+
+    #[test]
+    fn every_fixture_reads_the_same() {
+        let all = fixtures();
+        assert!(all.len() >= 15, "fixtures found: {}", all.len());
+        let mut fast_read = 0;
+        for (name, bytes) in &all {
+            let (fast, tree) = both_ways(&lines(bytes));
+            assert_eq!(fast, tree, "{name} as lines");
+            let (fast, tree) = document_both_ways(bytes, FormatOption::Auto);
+            assert_eq!(fast, tree, "{name} as a document");
+            let (fast, tree) = document_both_ways(bytes, FormatOption::Otlp);
+            assert_eq!(fast, tree, "{name} as a forced otlp document");
+            // The fast path must actually read them, not hand them all to the tree reader:
+            // every export request (a JSONL line, or a whole .json document).
+            if name.ends_with(".jsonl") {
+                for line in lines(bytes).into_iter().filter(|l| !l.is_empty()) {
+                    assert!(same_spans(line), "{name}: a line not read fast");
+                    fast_read += 1;
+                }
+            } else if name.starts_with("otlp-") {
+                assert!(same_spans(bytes), "{name} not read fast");
+                fast_read += 1;
+            }
+        }
+        assert!(
+            fast_read >= 20,
+            "requests read by the fast path: {fast_read}"
+        );
+    }
+
+    /// A change to one entry (object member or array item) of a JSON tree, made in the text.
+    #[derive(Clone, Copy)]
+    enum Op<'a> {
+        /// The value replaced by this JSON text.
+        Value(&'a str),
+        /// The member written twice: itself, then with this value.
+        After(&'a str),
+        /// The member written twice: with this value, then itself.
+        Before(&'a str),
+        /// The member's key written as this JSON string (another spelling).
+        Key(&'a str),
+        Drop,
+    }
+
+    /// Writes `value` as JSON with `op` applied at the `target`-th entry (depth first);
+    /// returns whether it was applied.
+    fn emit(value: &Value, out: &mut String, at: &mut usize, target: usize, op: Op) -> bool {
+        let mut applied = false;
+        match value {
+            Value::Array(items) => {
+                out.push('[');
+                let mut first = true;
+                for item in items {
+                    let here = *at == target;
+                    *at += 1;
+                    let mut piece = String::new();
+                    match op {
+                        Op::Value(raw) if here => piece.push_str(raw),
+                        Op::Drop if here => {}
+                        Op::After(raw) if here => {
+                            emit(item, &mut piece, at, target, op);
+                            piece.push(',');
+                            piece.push_str(raw);
+                        }
+                        Op::Before(raw) if here => {
+                            piece.push_str(raw);
+                            piece.push(',');
+                            emit(item, &mut piece, at, target, op);
+                        }
+                        // An item given twice (a repeated attribute key, say).
+                        Op::Key(_) if here => {
+                            let mut once = String::new();
+                            emit(item, &mut once, at, target, op);
+                            piece = format!("{once},{once}");
+                        }
+                        _ => applied |= emit(item, &mut piece, at, target, op),
+                    }
+                    applied |= here;
+                    if !piece.is_empty() {
+                        if !first {
+                            out.push(',');
+                        }
+                        first = false;
+                        out.push_str(&piece);
+                    }
+                }
+                out.push(']');
+            }
+            Value::Object(map) => {
+                out.push('{');
+                let mut members = Vec::new();
+                for (key, item) in map {
+                    let here = *at == target;
+                    *at += 1;
+                    let k = serde_json::to_string(key).unwrap();
+                    let mut inner = String::new();
+                    let sub = emit(item, &mut inner, at, target, op);
+                    applied |= sub;
+                    if !here {
+                        members.push(format!("{k}:{inner}"));
+                        continue;
+                    }
+                    applied = true;
+                    match op {
+                        Op::Value(raw) => members.push(format!("{k}:{raw}")),
+                        Op::After(raw) => {
+                            members.push(format!("{k}:{inner}"));
+                            members.push(format!("{k}:{raw}"));
+                        }
+                        Op::Before(raw) => {
+                            members.push(format!("{k}:{raw}"));
+                            members.push(format!("{k}:{inner}"));
+                        }
+                        Op::Key(spelling) => {
+                            let spelled = match spelling {
+                                "snake" => serde_json::to_string(&snake(key)).unwrap(),
+                                // The same key with its first letter escaped.
+                                _ => {
+                                    let mut c = key.chars();
+                                    let first = c.next().map_or(0, u32::from);
+                                    format!("\"\\u{first:04x}{}\"", c.as_str())
+                                }
+                            };
+                            members.push(format!("{spelled}:{inner}"));
+                        }
+                        Op::Drop => {}
+                    }
+                }
+                out.push_str(&members.join(","));
+                out.push('}');
+            }
+            other => out.push_str(&serde_json::to_string(other).unwrap()),
+        }
+        applied
+    }
+
+    fn snake(key: &str) -> String {
+        let mut out = String::new();
+        for c in key.chars() {
+            if c.is_ascii_uppercase() {
+                out.push('_');
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// Values of every type in every field, given twice, respelled or dropped: whatever the
+    /// fast reader accepts it reads as the tree reader does, and what it does not accept the
+    /// tree reader reports, with its own words.
+    #[test]
+    fn damaged_requests_read_the_same() {
+        const RAW: [&str; 24] = [
+            "null",
+            "0",
+            "1",
+            "2",
+            "-1",
+            "-0",
+            "1.5",
+            "1e400",
+            "18446744073709551616",
+            "true",
+            "\"\"",
+            "\" 7 \"",
+            "\"x\"",
+            "\"STATUS_CODE_ERROR\"",
+            "[]",
+            "[1]",
+            "{}",
+            "{\"stringValue\":\"s\"}",
+            "{\"intValue\":\" 12 \"}",
+            "{\"stringValue\":null,\"intValue\":\"3\"}",
+            "\"\\ud800\"",
+            "{\"arrayValue\":{\"values\":[{\"intValue\":\"1\"}]}}",
+            "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}}",
+            "{\"key\":\"gen_ai.tool.call.result\",\"value\":{\"intValue\":\"-4\"}}",
+        ];
+        let mut ops: Vec<Op> = Vec::new();
+        for raw in RAW {
+            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
+        }
+        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+        let (mut fast_read, mut variants) = (0, 0);
+        let collector = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/formats/otlp-collector-events.jsonl"),
+        )
+        .unwrap();
+        let mut bases: Vec<Value> = lines(&collector)
+            .into_iter()
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        bases.truncate(2);
+        for base in &bases {
+            let mut target = 0;
+            loop {
+                let mut any = false;
+                // A few operations per entry, a different few for each (all of them would
+                // take minutes in a debug build).
+                for k in 0..6 {
+                    let op = ops[(target * 7 + k * 13) % ops.len()];
+                    let (mut text, mut at) = (String::new(), 0);
+                    if !emit(base, &mut text, &mut at, target, op) {
+                        continue;
+                    }
+                    any = true;
+                    variants += 1;
+                    fast_read += usize::from(same_spans(text.as_bytes()));
+                    let (fast, tree) = both_ways(&[text.as_bytes()]);
+                    assert_eq!(fast, tree, "{text}");
+                }
+                if !any {
+                    break;
+                }
+                target += 1;
+            }
+        }
+        // Both paths were taken, many times each.
+        assert!(variants > 500, "variants: {variants}");
+        assert!(
+            fast_read > variants / 4,
+            "{fast_read} of {variants} read fast"
+        );
+        assert!(
+            fast_read < variants * 3 / 4,
+            "{fast_read} of {variants} read fast"
+        );
+    }
+
+    #[test]
+    fn odd_requests_read_the_same() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let span = r#"{"traceId":"t","spanId":"s","name":"execute_tool x","endTimeUnixNano":"9","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"out"}}]}"#;
+        let wrap = |spans: &str| {
+            format!(r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{spans}]}}]}}]}}"#)
+        };
+        let cases = [
+            wrap(span),
+            format!("[{}]", wrap(span)),
+            format!("[{},{}]", wrap(span), wrap(span)),
+            r#"{"resourceSpans":null}"#.to_string(),
+            r#"{"resourceSpans":[]}"#.to_string(),
+            r#"{"resource_spans":[{"scope_spans":[]}]}"#.to_string(),
+            r#"{"resourceSpans":[{"scopeSpans":[],"instrumentationLibrarySpans":[{"spans":[{"name":"a"}]}]}]}"#.to_string(),
+            r#"{"resourceSpans":[{"scopeSpans":[{}],"instrumentationLibrarySpans":[{"spans":[{"name":"a"}]}]}]}"#.to_string(),
+            "{}".to_string(),
+            "[]".to_string(),
+            wrap(&format!(r#"{{"x":{},"name":"a"}}"#, deep(100))),
+            wrap(&format!(r#"{{"x":{},"name":"a"}}"#, deep(200))),
+            wrap(&format!(
+                r#"{{"name":"a","attributes":[{{"key":"k","value":{{"arrayValue":{{"values":{}}}}}}}]}}"#,
+                deep(120)
+            )),
+            wrap(&format!(r#"{span},{span},{{"name":"b","status":{{"code":1}},"endTimeUnixNano":3}}"#)),
+            wrap(r#"{"name":"a","attributes":[{"key":"k","value":{"kvlistValue":{"values":[{"key":"b","value":{"intValue":"1"}},{"key":"a","value":{"boolValue":false}}]}}}]}"#),
+            wrap(r#"{"name":"a","attributes":[{"key":"k","value":{"boolValue":true,"stringValue":"s"}},{"key":"k","value":{"stringValue":"second"}}]}"#),
+            wrap(r#"{"name":"a","events":[{"attributes":[{"key":"k","value":{"doubleValue":1e308}}]}]}"#),
+            wrap(r#"{"name":"a","x":1e400}"#),
+            // Each kind of AnyValue alone, null, or of another type.
+            wrap(&format!(
+                r#"{{"name":"a","attributes":[{}]}}"#,
+                [
+                    r#"{"intValue":null}"#,
+                    r#"{"stringValue":null}"#,
+                    r#"{"intValue":"x"}"#,
+                    r#"{"intValue":" -3 "}"#,
+                    r#"{"intValue":true}"#,
+                    r#"{"int_value":7}"#,
+                    r#"{"string_value":"s"}"#,
+                    r#"{"doubleValue":null}"#,
+                    r#"{"double_value":2}"#,
+                    r#"{"bytesValue":"aGk="}"#,
+                    r#"{"boolValue":"no"}"#,
+                    r#"{"arrayValue":null}"#,
+                    r#"{"arrayValue":{"values":[{"stringValue":"a"},{"intValue":"2"},7]}}"#,
+                    r#"{"kvlistValue":{"values":[{"key":"b","value":{"intValue":"1"}}]}}"#,
+                    r#"{"kvlist_value":{"values":null}}"#,
+                    r#"{"other":1}"#,
+                    r#"{"stringValue":"s","stringValue":"t"}"#,
+                    r#"{"stringValue":null,"string_value":"u"}"#,
+                    "[1,{\"a\":2}]",
+                    "-7",
+                    "1.25",
+                ]
+                .iter()
+                .enumerate()
+                .map(|(i, v)| format!(r#"{{"key":"k{i}","value":{v}}}"#))
+                .collect::<Vec<_>>()
+                .join(",")
+            )),
+            wrap(r#"{"name":"a","x":"\ud800"}"#),
+            wrap(r#"{"name":"a\u0000b"}"#),
+            format!("{} ", wrap(span)),
+            format!("{} x", wrap(span)),
+            wrap(span)[..40].to_string(),
+        ];
+        for case in &cases {
+            same_spans(case.as_bytes());
+            let (fast, tree) = both_ways(&[case.as_bytes()]);
+            assert_eq!(fast, tree, "{case}");
+            let (fast, tree) = document_both_ways(case.as_bytes(), FormatOption::Auto);
+            assert_eq!(fast, tree, "{case}");
+        }
+    }
+}
