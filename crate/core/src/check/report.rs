@@ -476,7 +476,7 @@ impl ReportBuilder {
     }
 
     /// Adds one record read from `line`: a row, or a skip when it names no tool.
-    #[inline(always)]
+    #[cfg_attr(feature = "speed", inline(always))]
     pub fn record(&mut self, line: u64, rec: &mut SpanView<'_>) {
         // The span JSONL hot path: with an empty provenance inlined, its handling folds away.
         self.add(line, rec, Provenance::default())
@@ -488,7 +488,7 @@ impl ReportBuilder {
         self.add(line, &mut rec, provenance)
     }
 
-    #[inline(always)]
+    #[cfg_attr(feature = "speed", inline(always))]
     fn add(&mut self, line: u64, rec: &mut SpanView<'_>, provenance: Provenance) {
         let name = match rec.name.as_deref() {
             Some(n) if !n.is_empty() => n,
@@ -580,7 +580,7 @@ impl ReportBuilder {
 
     /// Whether a span's facts (`cost` bytes) fit the budget. Once one does not, no later
     /// span's facts are kept either, so the partial parts cover a prefix of the input.
-    #[inline(always)]
+    #[cfg_attr(feature = "speed", inline(always))]
     fn keep_facts(&mut self, line: u64, cost: u64) -> bool {
         // One comparison per span: once the budget is spent, `fact_bytes` is set past every
         // cost so the test fails for good.
@@ -621,7 +621,7 @@ impl ReportBuilder {
     }
 
     /// What the summaries and the rollup keep of one tool span.
-    #[inline(always)]
+    #[cfg_attr(feature = "speed", inline(always))]
     fn facts(&mut self, line: u64, name: &str, rec: &SpanView<'_>, status: Status) {
         let tool = self.tool_names.intern(name);
         if tool as usize == self.tools.len() {
@@ -1050,7 +1050,7 @@ impl Sink for ReportBuilder {
     // Inlined, with `record` and `scan_line`, into the reader's loop: a span view is some
     // two hundred bytes, and each call boundary copied it. By reference for the same reason:
     // moved, it was copied once per span with `memory.copy`, which V8 runs as a call into C.
-    #[inline(always)]
+    #[cfg_attr(feature = "speed", inline(always))]
     fn span(&mut self, line: u64, record: &mut SpanView<'_>) {
         self.record(line, record);
     }
