@@ -10,7 +10,6 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::classify::Status;
 use super::report::{Report, Rollup};
 use super::rows::RowRef;
 use crate::record::{Layout, ReadAs};
@@ -404,7 +403,7 @@ impl RowWriter {
         self.key(out, "name");
         push_json_str(out, row.name);
         self.key(out, "status");
-        push_json_str(out, row.status.as_str());
+        push_plain_str(out, row.status.as_str());
         self.key(out, "detail");
         self.list(out, row.detail);
         self.key(out, "observed_bytes");
@@ -441,7 +440,7 @@ impl RowWriter {
         }
         if let Some(join) = row.join {
             self.key(out, "join");
-            push_json_str(out, join.as_str());
+            push_plain_str(out, join.as_str());
         }
         if !row.notes.is_empty() {
             self.key(out, "notes");
@@ -465,7 +464,10 @@ impl RowWriter {
         self.key(out, "span_id");
         push_json_str(out, &entry.span_id);
         self.key(out, "own_status");
-        push_opt_str(out, entry.own_status.map(Status::as_str));
+        match entry.own_status {
+            Some(status) => push_plain_str(out, status.as_str()),
+            None => out.push_str("null"),
+        }
         self.key(out, "line");
         push_opt_u64(out, entry.line);
         self.key(out, "name");
@@ -494,8 +496,10 @@ impl RowWriter {
             out.push_str(indent);
             out.push_str("  ");
         }
-        push_json_str(out, key);
-        out.push_str(if self.indent.is_some() { ": " } else { ":" });
+        // Keys are this file's own identifiers: nothing to escape.
+        out.push('"');
+        out.push_str(key);
+        out.push_str(if self.indent.is_some() { "\": " } else { "\":" });
     }
 
     /// A field's array of strings (`[]` when empty, as `serde_json` writes it).
@@ -563,31 +567,52 @@ fn push_json_str(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        let short = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1f => "",
-            _ => continue,
-        };
+        // One table lookup per byte: nearly every byte of a row needs no escape.
+        let short = ESCAPE[usize::from(b)];
+        if short == 0 {
+            continue;
+        }
         // `i` is at an ASCII byte: a character boundary.
         out.push_str(&text[start..i]);
-        if short.is_empty() {
+        if short == b'u' {
             out.push_str("\\u00");
             out.push(char::from(HEX[usize::from(b >> 4)]));
             out.push(char::from(HEX[usize::from(b & 0xf)]));
         } else {
-            out.push_str(short);
+            out.push('\\');
+            out.push(char::from(short));
         }
         start = i + 1;
     }
     out.push_str(&text[start..]);
     out.push('"');
 }
+
+/// A text known to need no escape (a status or join name), in quotes.
+fn push_plain_str(out: &mut String, text: &str) {
+    out.push('"');
+    out.push_str(text);
+    out.push('"');
+}
+
+/// Per byte: 0 when it stands as it is, else the letter after its backslash (`u` for
+/// `\\u00xx`), as `serde_json` escapes.
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x0c] = b'f';
+    table[b'\n' as usize] = b'n';
+    table[b'\r' as usize] = b'r';
+    table[b'\t' as usize] = b't';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
 
 fn pretty<T: Serialize>(value: &T) -> String {
     // Serializing plain data with string keys cannot fail.
