@@ -110,6 +110,12 @@ fn streamed_renderings_equal_the_one_shot_ones() {
                 + &render::table_tail(&report);
             assert_eq!(table, render::table(&report), "{name}, step {step}");
         }
+        // Each JSONL line is byte for byte what serde_json writes for its row.
+        let jsonl = render::jsonl(&report);
+        assert_eq!(jsonl.lines().count(), report.rows.len(), "{name}");
+        for (line, row) in jsonl.lines().zip(report.rows.iter()) {
+            assert_eq!(line, serde_json::to_string(&row).unwrap(), "{name}");
+        }
         // The JSON is the report, and each JSONL line one of its rows.
         let back: serde_json::Value = serde_json::from_str(&whole_json).unwrap();
         let rows = back["rows"].as_array().unwrap();

@@ -10,7 +10,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::report::Report;
+use super::report::{Report, Rollup};
+use super::rows::RowRef;
 use crate::record::{Layout, ReadAs};
 
 /// The seed's table: a header, one row per span in priority order, a blank line, then
@@ -241,12 +242,12 @@ pub fn json_head(report: &Report) -> String {
 /// of the report's `rows` array.
 pub fn json_rows(report: &Report, from: usize, to: usize) -> String {
     let start = from.min(report.rows.len());
-    let mut out = String::new();
+    let mut out =
+        String::with_capacity(JSON_ROW_BYTES * to.min(report.rows.len()).saturating_sub(start));
+    let mut w = RowWriter::pretty("    ");
     for (i, row) in report.rows.range(from, to).enumerate() {
         out.push_str(if start + i == 0 { "\n    " } else { ",\n    " });
-        // A pretty row at depth 0, moved to depth 2: JSON escapes every newline inside a
-        // string, so each newline of the text is one of the formatter's own.
-        indent(&mut out, &pretty(&row), "\n    ");
+        w.row(&mut out, &row);
     }
     out
 }
@@ -300,10 +301,11 @@ pub fn json_middle(report: &Report) -> String {
 pub fn json_rollup(report: &Report, from: usize, to: usize) -> String {
     let to = to.min(report.rollup.len());
     let from = from.min(to);
-    let mut out = String::new();
+    let mut out = String::with_capacity(JSON_ROLLUP_BYTES * (to - from));
+    let mut w = RowWriter::pretty("    ");
     for (i, entry) in report.rollup[from..to].iter().enumerate() {
         out.push_str(if from + i == 0 { "\n    " } else { ",\n    " });
-        indent(&mut out, &pretty(entry), "\n    ");
+        w.rollup(&mut out, entry);
     }
     out
 }
@@ -341,29 +343,299 @@ pub fn jsonl(report: &Report) -> String {
 
 /// The JSONL lines of rows `from..to` (clamped to the rows there are).
 pub fn jsonl_rows(report: &Report, from: usize, to: usize) -> String {
-    let mut out = Vec::new();
+    let start = from.min(report.rows.len());
+    let mut out =
+        String::with_capacity(JSON_ROW_BYTES * to.min(report.rows.len()).saturating_sub(start));
+    let mut w = RowWriter::compact();
     for row in report.rows.range(from, to) {
-        // Serializing plain data with string keys into memory cannot fail.
-        serde_json::to_writer(&mut out, &row).expect("row serializes");
-        out.push(b'\n');
+        w.row(&mut out, &row);
+        out.push('\n');
     }
-    // serde_json writes UTF-8 only.
-    String::from_utf8(out).expect("serde_json writes UTF-8")
+    out
 }
+
+/// About what one JSON row and one rollup entry take, to size the output once per range.
+const JSON_ROW_BYTES: usize = 512;
+const JSON_ROLLUP_BYTES: usize = 160;
+
+/// Writes rows as JSON by hand, byte for byte what `serde_json` writes for a [`RowRef`]
+/// (compact, or pretty at an indent): going through `serde_json` per row (a pretty string,
+/// then re-indented into the output) made `check --json` and `--jsonl` slower than the
+/// table by half again (issue 17). The tests in `tests/check_render_stream.rs` compare the
+/// two on every kind of field.
+struct RowWriter {
+    /// `None` for compact JSON; for pretty JSON, the indent of the row's own braces.
+    indent: Option<&'static str>,
+    /// Whether the next field is the row's first.
+    first: bool,
+    /// Reused for floats, which `serde_json` formats (its shortest round-trip digits).
+    scratch: Vec<u8>,
+}
+
+impl RowWriter {
+    fn compact() -> RowWriter {
+        RowWriter {
+            indent: None,
+            first: true,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn pretty(indent: &'static str) -> RowWriter {
+        RowWriter {
+            indent: Some(indent),
+            first: true,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Appends one row object (no separator before it, no newline after it). The fields
+    /// and their skip rules are those of [`RowRef`]'s derived `Serialize`.
+    fn row(&mut self, out: &mut String, row: &RowRef<'_>) {
+        out.push('{');
+        self.first = true;
+        self.key(out, "line");
+        push_u64(out, row.line);
+        self.key(out, "span_id");
+        push_opt_str(out, row.span_id);
+        self.key(out, "parent_id");
+        push_opt_str(out, row.parent_id);
+        self.key(out, "name");
+        push_json_str(out, row.name);
+        self.key(out, "status");
+        push_plain_str(out, row.status.as_str());
+        self.key(out, "detail");
+        self.list(out, row.detail);
+        self.key(out, "observed_bytes");
+        push_opt_u64(out, row.observed_bytes);
+        self.key(out, "injected_bytes");
+        push_opt_u64(out, row.injected_bytes);
+        self.key(out, "injected_tokens");
+        push_opt_u64(out, row.injected_tokens);
+        self.key(out, "clip_ratio");
+        match row.clip_ratio {
+            Some(ratio) => {
+                self.scratch.clear();
+                // Writing a float into memory cannot fail; serde_json writes ASCII.
+                serde_json::to_writer(&mut self.scratch, &ratio).expect("float serializes");
+                out.push_str(std::str::from_utf8(&self.scratch).expect("serde_json writes UTF-8"));
+            }
+            None => out.push_str("null"),
+        }
+        self.key(out, "clip_reason");
+        push_opt_str(out, row.clip_reason);
+        self.key(out, "sha256_observed");
+        push_opt_str(out, row.sha256_observed);
+        self.key(out, "sha256_injected");
+        push_opt_str(out, row.sha256_injected);
+        self.key(out, "injected_preview");
+        push_opt_str(out, row.injected_preview);
+        self.key(out, "prompt_builder_version");
+        push_opt_str(out, row.prompt_builder_version);
+        self.key(out, "model_context_limit_tokens");
+        push_opt_u64(out, row.model_context_limit_tokens);
+        if !row.warnings.is_empty() {
+            self.key(out, "warnings");
+            self.list(out, row.warnings);
+        }
+        if let Some(join) = row.join {
+            self.key(out, "join");
+            push_plain_str(out, join.as_str());
+        }
+        if !row.notes.is_empty() {
+            self.key(out, "notes");
+            self.list(out, row.notes);
+        }
+        if row.injected_tokens_estimated {
+            self.key(out, "injected_tokens_estimated");
+            out.push_str("true");
+        }
+        if let Some(indent) = self.indent {
+            out.push('\n');
+            out.push_str(indent);
+        }
+        out.push('}');
+    }
+
+    /// Appends one rollup entry object, the fields of [`Rollup`]'s derived `Serialize`.
+    fn rollup(&mut self, out: &mut String, entry: &Rollup) {
+        out.push('{');
+        self.first = true;
+        self.key(out, "span_id");
+        push_json_str(out, &entry.span_id);
+        self.key(out, "own_status");
+        match entry.own_status {
+            Some(status) => push_plain_str(out, status.as_str()),
+            None => out.push_str("null"),
+        }
+        self.key(out, "line");
+        push_opt_u64(out, entry.line);
+        self.key(out, "name");
+        push_opt_str(out, entry.name.as_deref());
+        self.key(out, "silent_clip");
+        push_u64(out, entry.silent_clip);
+        self.key(out, "incomplete");
+        push_u64(out, entry.incomplete);
+        self.key(out, "flagged");
+        self.list(out, entry.flagged.iter().map(String::as_str));
+        if let Some(indent) = self.indent {
+            out.push('\n');
+            out.push_str(indent);
+        }
+        out.push('}');
+    }
+
+    /// The separator before a field, and its key.
+    fn key(&mut self, out: &mut String, key: &str) {
+        if !self.first {
+            out.push(',');
+        }
+        self.first = false;
+        if let Some(indent) = self.indent {
+            out.push('\n');
+            out.push_str(indent);
+            out.push_str("  ");
+        }
+        // Keys are this file's own identifiers: nothing to escape.
+        out.push('"');
+        out.push_str(key);
+        out.push_str(if self.indent.is_some() { "\": " } else { "\":" });
+    }
+
+    /// A field's array of strings (`[]` when empty, as `serde_json` writes it).
+    fn list<'t>(&self, out: &mut String, items: impl IntoIterator<Item = &'t str>) {
+        let mut items = items.into_iter().peekable();
+        if items.peek().is_none() {
+            out.push_str("[]");
+            return;
+        }
+        out.push('[');
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            if let Some(indent) = self.indent {
+                out.push('\n');
+                out.push_str(indent);
+                out.push_str("    ");
+            }
+            push_json_str(out, item);
+        }
+        if let Some(indent) = self.indent {
+            out.push('\n');
+            out.push_str(indent);
+            out.push_str("  ");
+        }
+        out.push(']');
+    }
+}
+
+fn push_opt_str(out: &mut String, text: Option<&str>) {
+    match text {
+        Some(text) => push_json_str(out, text),
+        None => out.push_str("null"),
+    }
+}
+
+fn push_opt_u64(out: &mut String, n: Option<u64>) {
+    match n {
+        Some(n) => push_u64(out, n),
+        None => out.push_str("null"),
+    }
+}
+
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+}
+
+/// A JSON string as `serde_json` escapes it: `"` and `\`, the short escapes `\b \f \n \r
+/// \t`, every other control character below U+0020 as `\u00xx` (lowercase hex), and
+/// everything else (DEL, non-ASCII) as it is.
+fn push_json_str(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        // One table lookup per byte: nearly every byte of a row needs no escape.
+        let short = ESCAPE[usize::from(b)];
+        if short == 0 {
+            continue;
+        }
+        // `i` is at an ASCII byte: a character boundary.
+        out.push_str(&text[start..i]);
+        if short == b'u' {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push('\\');
+            out.push(char::from(short));
+        }
+        start = i + 1;
+    }
+    out.push_str(&text[start..]);
+    out.push('"');
+}
+
+/// A text known to need no escape (a status or join name), in quotes.
+fn push_plain_str(out: &mut String, text: &str) {
+    out.push('"');
+    out.push_str(text);
+    out.push('"');
+}
+
+/// Per byte: 0 when it stands as it is, else the letter after its backslash (`u` for
+/// `\\u00xx`), as `serde_json` escapes.
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x0c] = b'f';
+    table[b'\n' as usize] = b'n';
+    table[b'\r' as usize] = b'r';
+    table[b'\t' as usize] = b't';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
 
 fn pretty<T: Serialize>(value: &T) -> String {
     // Serializing plain data with string keys cannot fail.
     serde_json::to_string_pretty(value).expect("report serializes")
 }
 
-/// Appends `text` with every newline replaced by `newline`.
-fn indent(out: &mut String, text: &str, newline: &str) {
-    let mut lines = text.split('\n');
-    if let Some(first) = lines.next() {
-        out.push_str(first);
-    }
-    for line in lines {
-        out.push_str(newline);
-        out.push_str(line);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_and_numbers_are_written_as_serde_json_writes_them() {
+        let mut every_ascii: String = (0u8..0x80).map(char::from).collect();
+        every_ascii.push_str("\u{80}\u{9b}\u{2028}\u{202e}\u{1f600}é");
+        for text in [every_ascii.as_str(), "", "plain", "\\\"", "a\u{0}b"] {
+            let mut out = String::new();
+            push_json_str(&mut out, text);
+            assert_eq!(out, serde_json::to_string(text).unwrap());
+        }
+        for n in [0, 1, 9, 10, 99, 100, 12345, u64::from(u32::MAX), u64::MAX] {
+            let mut out = String::new();
+            push_u64(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
     }
 }
