@@ -125,23 +125,17 @@ fn any_value(v: &Value, path: &str) -> Out {
         put_varint(&mut out, 4 << 3 | 1);
         out.extend_from_slice(&f.to_bits().to_le_bytes());
     } else if let Some(a) = get(obj, "arrayValue", "array_value") {
-        let mut body = Vec::new();
-        for item in a
-            .as_object()
-            .map_or(&[][..], |o| list(o, "values", "values"))
-        {
-            put_bytes_field(&mut body, 1, &any_value(item, path)?);
-        }
-        put_bytes_field(&mut out, 5, &body);
+        put_bytes_field(
+            &mut out,
+            5,
+            &values_message(a, |item| any_value(item, path))?,
+        );
     } else if let Some(kv) = get(obj, "kvlistValue", "kvlist_value") {
-        let mut body = Vec::new();
-        for item in kv
-            .as_object()
-            .map_or(&[][..], |o| list(o, "values", "values"))
-        {
-            put_bytes_field(&mut body, 1, &key_value(item, path)?);
-        }
-        put_bytes_field(&mut out, 6, &body);
+        put_bytes_field(
+            &mut out,
+            6,
+            &values_message(kv, |item| key_value(item, path))?,
+        );
     } else if let Some(b) = get(obj, "bytesValue", "bytes_value") {
         let text = b.as_str().unwrap_or_default();
         put_bytes_field(
@@ -151,6 +145,22 @@ fn any_value(v: &Value, path: &str) -> Out {
         );
     }
     Ok(out)
+}
+
+/// `ArrayValue` and `KeyValueList` alike: field 1 repeated, one encoded item per entry of
+/// the JSON object's `values`.
+fn values_message<E>(
+    list_obj: &Value,
+    mut item: impl FnMut(&Value) -> Result<Vec<u8>, E>,
+) -> Result<Vec<u8>, E> {
+    let mut body = Vec::new();
+    for v in list_obj
+        .as_object()
+        .map_or(&[][..], |o| list(o, "values", "values"))
+    {
+        put_bytes_field(&mut body, 1, &item(v)?);
+    }
+    Ok(body)
 }
 
 fn unbase64(text: &str) -> Option<Vec<u8>> {

@@ -54,6 +54,28 @@ export function intOption(values, name, { min = 0 } = {}) {
   return Number(raw);
 }
 
+/** `--upstream URL` of the two servers (mcp-proxy, otlp-endpoint): required, http(s). */
+export function upstreamOption(values, command) {
+  if (!values.upstream) throw new UsageError(`--upstream URL is required (see: toolslice ${command} --help)`);
+  let upstream;
+  try {
+    upstream = new URL(values.upstream);
+  } catch {
+    throw new UsageError(`--upstream must be a URL, got '${values.upstream}'`);
+  }
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
+    throw new UsageError(`--upstream must be an http(s) URL, got '${values.upstream}'`);
+  }
+  return upstream;
+}
+
+/** `--port N` of the two servers: 0 (any free port) to 65535, else `dflt`. */
+export function portOption(values, dflt) {
+  const port = intOption(values, 'port') ?? dflt;
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got '${port}'`);
+  return port;
+}
+
 /** The whole of a file (or stdin for '-' / undefined) as bytes; I/O errors are UsageErrors. */
 export async function readAll(path) {
   if (path === undefined || path === '-') {

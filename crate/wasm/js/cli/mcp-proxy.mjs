@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { parse, intOption, UsageError } from './common.mjs';
+import { parse, portOption, upstreamOption, UsageError } from './common.mjs';
 import { createMcpProxy } from '../mcp/proxy.js';
 
 export const summary = 'proxy an MCP server (Streamable HTTP), packing every tools/call result';
@@ -40,18 +40,8 @@ export async function run(args, { toolslice, stdout, stderr }) {
   });
   if (!parsed) return 0;
   const { values } = parsed;
-  if (!values.upstream) throw new UsageError('--upstream URL is required (see: toolslice mcp-proxy --help)');
-  let upstream;
-  try {
-    upstream = new URL(values.upstream);
-  } catch {
-    throw new UsageError(`--upstream must be a URL, got '${values.upstream}'`);
-  }
-  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
-    throw new UsageError(`--upstream must be an http(s) URL, got '${values.upstream}'`);
-  }
-  const port = intOption(values, 'port', { min: 0 }) ?? 0;
-  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+  const upstream = upstreamOption(values, 'mcp-proxy');
+  const port = portOption(values, 0);
   let config = process.env.TOOLSLICE_MCP_CONFIG || undefined;
   if (values.config !== undefined) {
     try {

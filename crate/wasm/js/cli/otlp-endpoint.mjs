@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { createEndpoint, forwarder } from '../otlp/endpoint.js';
 import { MemoryStorage, TraceKeeper } from '../otlp/keeper.js';
-import { intOption, parse, UsageError } from './common.mjs';
+import { parse, portOption, upstreamOption, UsageError } from './common.mjs';
 
 export const summary = 'receive OTLP trace exports, annotate tool spans, forward upstream';
 
@@ -42,15 +42,8 @@ export async function run(args, { toolslice, stdout, stderr }) {
   });
   if (!parsed) return 0;
   const { values } = parsed;
-  if (!values.upstream) throw new UsageError('--upstream URL is required (see: toolslice otlp-endpoint --help)');
-  let upstream;
-  try {
-    upstream = new URL(values.upstream);
-  } catch {
-    throw new UsageError(`--upstream must be a URL, got '${values.upstream}'`);
-  }
-  const port = intOption(values, 'port') ?? 4318;
-  if (port > 65535) throw new UsageError(`--port must be at most 65535, got '${port}'`);
+  const upstream = upstreamOption(values, 'otlp-endpoint');
+  const port = portOption(values, 4318);
   const deadline = values.deadline === undefined ? 30 : Number(values.deadline);
   if (!(deadline > 0) || !Number.isFinite(deadline)) {
     throw new UsageError(`--deadline must be a number of seconds > 0, got '${values.deadline}'`);
