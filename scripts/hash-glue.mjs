@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Gives wasm-bindgen's JS glue a fast path for the one-shot SHA-256 calls (`sha256`,
+// `sha256Hex`, `sha256Short`; issue 17: "at least level with hash-wasm at every size").
+//
+// Through wasm-bindgen, hashing 32 bytes cost three calls from the module into JS (is it a
+// Uint8Array, its length, copy it in), a heap Vec for the digest, a copy out and a free: more
+// than the hashing. The fast path does what hash-wasm does: a string or Uint8Array that fits
+// the module's hash area (crate/wasm/src/hash.rs) is written there from JS (TextEncoder's
+// encodeInto for a string, one `set` for bytes), one plain wasm call hashes it in place and
+// leaves the digest there, and JS reads it back. Anything else (an ArrayBuffer, a longer
+// input, a wrong argument) takes the generated path unchanged, with its errors.
+//
+// Run by scripts/build on the full module's glue files (ES module and CommonJS), in place,
+// before scripts/recoverable-glue.mjs (whose guard then wraps the patched functions too):
+//   node scripts/hash-glue.mjs FILE...
+// It fails loudly when the glue does not have the shape it expects (a new wasm-bindgen).
+import { readFileSync, writeFileSync } from 'node:fs';
+
+// Must equal AREA_LEN in crate/wasm/src/hash.rs.
+const AREA = 64 * 1024;
+// The digest form each function asks for: 0 raw bytes, 1 hex; the short form reads the
+// first 16 of the 64 hex characters.
+const FORMS = { sha256: 0, sha256Hex: 1, sha256Short: 2 };
+
+function die(file, what) {
+  console.error(`hash-glue: ${file}: ${what} (has wasm-bindgen's output changed?)`);
+  process.exit(1);
+}
+
+for (const file of process.argv.slice(2)) {
+  let src = readFileSync(file, 'utf8');
+  if (src.includes('__ts_sha256_fast')) continue; // already patched
+  for (const needed of ['function getUint8ArrayMemory0()', 'const cachedTextEncoder = ', 'wasm.memory']) {
+    if (!src.includes(needed)) die(file, `no \`${needed}\``);
+  }
+  for (const [name, form] of Object.entries(FORMS)) {
+    const head = new RegExp(`^((?:export )?function ${name}\\(data\\) \\{\\n)`, 'm');
+    if (!head.test(src)) die(file, `no function ${name}(data)`);
+    src = src.replace(head, `$1    const fast = __ts_sha256_fast(data, ${form});\n    if (fast !== undefined) return fast;\n`);
+  }
+  src += `
+// --- Added by scripts/hash-glue.mjs: the one-shot SHA-256 fast path (see that file). ---
+const __ts_SHA256_AREA = ${AREA};
+function __ts_sha256_fast(data, form) {
+    let at;
+    let len;
+    if (typeof data === 'string') {
+        // encodeInto writes at most 3 bytes per UTF-16 unit: a string this short fits whole.
+        if (data.length > __ts_SHA256_AREA / 3) return undefined;
+        at = wasm.toolslice_sha256_area() >>> 0;
+        len = cachedTextEncoder.encodeInto(data, getUint8ArrayMemory0().subarray(at, at + __ts_SHA256_AREA)).written;
+    } else if (data instanceof Uint8Array) {
+        len = data.length;
+        if (len > __ts_SHA256_AREA) return undefined;
+        at = wasm.toolslice_sha256_area() >>> 0;
+        getUint8ArrayMemory0().set(data, at);
+    } else {
+        return undefined;
+    }
+    wasm.toolslice_sha256_area_digest(len, form === 0 ? 0 : 1);
+    const mem = getUint8ArrayMemory0();
+    if (form === 0) return mem.slice(at, at + 32);
+    return String.fromCharCode.apply(null, mem.subarray(at, at + (form === 1 ? 64 : 16)));
+}
+`;
+  writeFileSync(file, src);
+  console.error(`hash-glue: ${file}: sha256, sha256Hex and sha256Short take the fast path`);
+}
