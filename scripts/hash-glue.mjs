@@ -41,6 +41,9 @@ for (const file of process.argv.slice(2)) {
   src += `
 // --- Added by scripts/hash-glue.mjs: the one-shot SHA-256 fast path (see that file). ---
 const __ts_SHA256_AREA = ${AREA};
+// TypedArray.prototype's own \`length\` getter: how many bytes \`set\` copies, whatever a
+// subclass's \`length\` claims (a lying one must not let a long input overrun the area).
+const __ts_typedLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length').get;
 function __ts_sha256_fast(data, form) {
     let at;
     let len;
@@ -50,7 +53,7 @@ function __ts_sha256_fast(data, form) {
         at = wasm.toolslice_sha256_area() >>> 0;
         len = cachedTextEncoder.encodeInto(data, getUint8ArrayMemory0().subarray(at, at + __ts_SHA256_AREA)).written;
     } else if (data instanceof Uint8Array) {
-        len = data.length;
+        len = __ts_typedLength.call(data);
         if (len > __ts_SHA256_AREA) return undefined;
         at = wasm.toolslice_sha256_area() >>> 0;
         getUint8ArrayMemory0().set(data, at);

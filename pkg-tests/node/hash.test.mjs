@@ -46,6 +46,24 @@ for (const [name, t] of [['ESM', esm], ['CommonJS', cjs]]) {
     assert.equal(t.sha256Hex(new Uint8Array(0)), hex(''));
   });
 
+  test(`${name}: a subclass whose length lies hashes its real bytes and overruns nothing`, () => {
+    class Short extends Uint8Array {
+      get length() { return 3; }
+    }
+    const real = bytes(1000, 4);
+    const liar = new Short(real);
+    assert.equal(t.sha256Hex(liar), hex(real));
+    // Longer than the area but claiming 3 bytes: it must not be written over module memory
+    // (the generated path may refuse it); the module stays sound either way.
+    try {
+      t.sha256(new Short(bytes(AREA + 4096, 6)));
+    } catch (e) {
+      assert.ok(e instanceof Error, String(e));
+    }
+    assert.equal(t.sha256Hex('after'), hex('after'));
+    assert.equal(t.redact('k ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5').text, 'k [REDACTED:github_token]');
+  });
+
   test(`${name}: strings as UTF-8 on either side of the fast path's limit`, () => {
     // The fast path takes strings up to AREA / 3 UTF-16 units (3 bytes each at most).
     const limit = Math.floor(AREA / 3);

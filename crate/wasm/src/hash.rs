@@ -176,13 +176,14 @@ fn feed(
     Ok(())
 }
 
-/// UTF-16 units of a string encoded per step: at most three bytes each, so a step costs at
-/// most 3 * 16 KiB of module memory however long the string is.
+/// UTF-16 units of a string encoded per step: `string_of` takes at most four bytes of buffer
+/// per unit (one in its first pass, three in its second), so a step costs at most 64 KiB of
+/// module memory however long the string is.
 const STRING_STEP: u32 = 1 << 14;
 
 /// Feeds a string as UTF-8, a step at a time, through `string_of` (the engine's
 /// `TextEncoder.encodeInto`; wasm-bindgen's own conversion copies ASCII with a JS
-/// `charCodeAt` loop, which made hashing a 1 MiB string 0.73x hash-wasm's speed). A step never
+/// `charCodeAt` loop, which made hashing a 1 MiB string 0.77x hash-wasm's speed). A step never
 /// ends between the two halves of a surrogate pair: each half alone would encode as U+FFFD.
 fn feed_string(hasher: &mut hash::Sha256, s: &js_sys::JsString) {
     let len = s.length();
