@@ -100,3 +100,23 @@ test('the incremental hasher and the one-shot calls do not disturb each other', 
   assert.equal(h.digestHex(), hex('abc'));
   assert.equal(h.length, 0);
 });
+
+// The fast path keeps views of the hash area; a grown memory or a replaced instance has a
+// new buffer, and a stale view would hash bytes nobody wrote. Last in this file: the trap
+// exhausts the instance's memory on purpose (node --test runs each file in its own process).
+test('the fast path follows a grown memory and a replaced instance', () => {
+  const probe = bytes(100, 8);
+  assert.equal(esm.sha256Hex(probe), hex(probe));
+  const raw = esm.initSync();
+  const pages = raw.memory.buffer.byteLength / 65536;
+  raw.memory.grow(16);
+  assert.equal(esm.sha256Hex(bytes(101, 8)), hex(bytes(101, 8)), 'after the memory grew');
+  raw.memory.grow(65536 - pages - 16);
+  assert.throws(
+    () => esm.pack({ tool: 't', callId: 'c', text: 'x'.repeat(64 << 20) }),
+    (e) => e.code === 'instance_trapped',
+  );
+  assert.equal(esm.sha256Hex(bytes(102, 8)), hex(bytes(102, 8)), 'after the instance was replaced');
+  assert.equal(esm.sha256Short('abc'), 'ba7816bf8f01cfea');
+  assert.equal(Buffer.from(esm.sha256(probe)).toString('hex'), hex(probe));
+});
