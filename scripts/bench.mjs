@@ -439,6 +439,7 @@ async function benchSha() {
   log(`sha256: ${n} single calls of 32 B`);
   const wasmPerCall = timeRuns(() => { for (let i = 0; i < n; i++) toolslice.sha256(smalls.subarray(i * 32, i * 32 + 32)); }, RUNS + 2).median_s;
   const hwCell = (t) => (hw ? t : 'skipped');
+  const perSize = await benchShaPerCall(hw ? (await import(`${repo}/scripts/peers/node_modules/hash-wasm/dist/index.esm.js`)).createSHA256 : null);
   sections.push({
     title: 'SHA-256',
     body: [
@@ -448,9 +449,82 @@ async function benchSha() {
       `| ${n} inputs of 32 B, one \`sha256\` call each (hash-wasm: init/update/digest each; Node: one createHash each; WebCrypto: Promise.all) | ${(wasmPerCall * 1000).toFixed(1)} ms (${fmt(mb(n * 32) / wasmPerCall)} MB/s) | ${hwCell(`${(hw?.small * 1000).toFixed(1)} ms`)} | ${(nodeSmall * 1000).toFixed(1)} ms | ${(webSmall * 1000).toFixed(1)} ms | ${hw ? ratio(hw.small, wasmPerCall) : 'n/a'} | ${ratio(nodeSmall, wasmPerCall)} | ${ratio(webSmall, wasmPerCall)} |`,
       `| the same ${n} inputs in one \`sha256Batch\` call | ${(wasmSmall * 1000).toFixed(1)} ms (${fmt(mb(n * 32) / wasmSmall)} MB/s) | ${hwCell(`${(hw?.small * 1000).toFixed(1)} ms`)} | ${(nodeSmall * 1000).toFixed(1)} ms | ${(webSmall * 1000).toFixed(1)} ms | ${hw ? ratio(hw.small, wasmSmall) : 'n/a'} | ${ratio(nodeSmall, wasmSmall)} | ${ratio(webSmall, wasmSmall)} |`,
       '',
+      perSize,
+      '',
       'Ratios above 1 mean toolslice is faster.',
     ].join('\n'),
   });
+}
+
+// One call per input at each size, the way an app hashes a tool result or an id as it comes:
+// bytes through `sha256` (raw digest), strings through `sha256Hex` (hex digest, the form
+// records carry). Each contender hashes the same 16 distinct inputs in turn, and the
+// contenders take turns within each round, so a burst of load on a shared machine falls on
+// all of them alike. WebCrypto is asynchronous: its calls are started together and awaited
+// with Promise.all, its best case; for strings it also encodes them (TextEncoder) and writes
+// the hex.
+async function benchShaPerCall(createSHA256) {
+  const { createHash, webcrypto } = await import('node:crypto');
+  const hasher = createSHA256 ? await createSHA256() : null;
+  const encoder = new TextEncoder();
+  const toHex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
+  const sizes = [32, 256, 1024, 16 << 10, 64 << 10, 1 << 20];
+  const rows = [];
+  for (const kind of ['bytes', 'string']) {
+    for (const size of sizes) {
+      // Short timings (about 4 MB hashed, at most 25,000 calls) in many rounds: contenders
+      // alternate finely, so a burst of load on a shared machine lands on each of them.
+      const calls = Math.max(16, Math.min(quick ? 10000 : 25000, Math.round((quick ? 2e6 : 4e6) / size)));
+      const rounds = 2 * RUNS + 5;
+      const inputs = Array.from({ length: 16 }, (_, k) => {
+        if (kind === 'bytes') return new Uint8Array(size).map((_, i) => (i * 131 + k * 7) & 255);
+        // JSON-like ASCII text, as tool results mostly are.
+        let text = '';
+        for (let i = 0; text.length < size; i++) text += `{"line":${i + k},"path":"src/mod_${(i * 7 + k) % 97}.rs"},`;
+        return text.slice(0, size);
+      });
+      const contenders = kind === 'bytes'
+        ? {
+            ours: () => { for (let i = 0; i < calls; i++) toolslice.sha256(inputs[i & 15]); },
+            hw: hasher && (() => { for (let i = 0; i < calls; i++) hasher.init().update(inputs[i & 15]).digest('binary'); }),
+            node: () => { for (let i = 0; i < calls; i++) createHash('sha256').update(inputs[i & 15]).digest(); },
+            web: () => Promise.all(Array.from({ length: calls }, (_, i) => webcrypto.subtle.digest('SHA-256', inputs[i & 15]))),
+          }
+        : {
+            ours: () => { for (let i = 0; i < calls; i++) toolslice.sha256Hex(inputs[i & 15]); },
+            hw: hasher && (() => { for (let i = 0; i < calls; i++) hasher.init().update(inputs[i & 15]).digest('hex'); }),
+            node: () => { for (let i = 0; i < calls; i++) createHash('sha256').update(inputs[i & 15]).digest('hex'); },
+            web: () => Promise.all(Array.from({ length: calls }, (_, i) => webcrypto.subtle.digest('SHA-256', encoder.encode(inputs[i & 15])).then(toHex))),
+          };
+      log(`sha256: ${calls} calls of ${size} B (${kind})`);
+      const times = { ours: [], hw: [], node: [], web: [] };
+      // WebCrypto's rounds come last: its promises leave much garbage, and the collection
+      // would land on whichever contender ran next. The synchronous ones rotate their order.
+      const order = ['ours', 'hw', 'node'].filter((name) => contenders[name]);
+      for (const group of [order, ['web']]) {
+        for (let r = 0; r < rounds; r++) {
+          for (let j = 0; j < group.length; j++) {
+            const name = group[(r + j) % group.length];
+            const t = performance.now();
+            await contenders[name]();
+            // The first round warms every contender up; it is not counted.
+            if (r > 0) times[name].push((performance.now() - t) / calls);
+          }
+        }
+      }
+      const us = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.length ? median(v) * 1000 : null]));
+      const cell = (x) => (x === null ? 'skipped' : `${x < 10 ? x.toFixed(2) : fmt(x)} µs`);
+      const label = size >= 1 << 20 ? `${size >> 20} MiB` : size >= 1024 ? `${size >> 10} KiB` : `${size} B`;
+      rows.push(`| ${label} ${kind === 'bytes' ? 'Uint8Array, `sha256`' : 'string, `sha256Hex`'} (${calls} calls) | ${cell(us.ours)} (${fmt(size / us.ours)} MB/s) | ${cell(us.hw)} | ${cell(us.node)} | ${cell(us.web)} | ${us.hw === null ? 'n/a' : ratio(us.hw, us.ours)} | ${ratio(us.node, us.ours)} | ${ratio(us.web, us.ours)} |`);
+    }
+  }
+  return [
+    `One call per input, by input size: time per call (median of ${2 * RUNS + 4} rounds, contenders interleaved; hash-wasm: init/update/digest on a reused hasher; Node: one createHash each; WebCrypto: all calls started together, then awaited). Strings are JSON-like ASCII, hashed as UTF-8 with a hex digest.`,
+    '',
+    '| input, call | toolslice wasm | hash-wasm (reused hasher) | Node `crypto` | WebCrypto `subtle.digest` | wasm vs hash-wasm | wasm vs Node | wasm vs WebCrypto |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
 }
 
 // ---------------------------------------------------------------- pack

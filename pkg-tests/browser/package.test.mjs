@@ -37,5 +37,29 @@ test('the package in Chromium', async (t) => {
     assert.equal(result.exit, 1);
     assert.equal(result.code, 'invalid_argument');
   });
+
+  await t.test('SHA-256 agrees with WebCrypto on both paths of the glue (fast under 64 KiB)', async () => {
+    const result = await page.evaluate(async () => {
+      const toolslice = await import('/pkg/index.js');
+      const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
+      const wrong = [];
+      for (const n of [0, 32, 65535, 65536, 65537, 200000]) {
+        const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 31) & 255);
+        const want = hex(await crypto.subtle.digest('SHA-256', bytes));
+        if (toolslice.sha256Hex(bytes) !== want) wrong.push(`bytes ${n}`);
+        if (hex(toolslice.sha256(bytes)) !== want) wrong.push(`raw ${n}`);
+        if (toolslice.sha256Hex(bytes.buffer) !== want) wrong.push(`ArrayBuffer ${n}`);
+      }
+      for (const s of ['', 'café ☕', 'a\ud800b', 'é'.repeat(21845), 'é'.repeat(21846), '😀'.repeat(40000)]) {
+        const want = hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s)));
+        if (toolslice.sha256Hex(s) !== want || toolslice.sha256Short(s) !== want.slice(0, 16)) wrong.push(`string of ${s.length}`);
+      }
+      let code;
+      try { toolslice.sha256(42); } catch (e) { code = e.code; }
+      return { wrong, code };
+    });
+    assert.deepEqual(result.wrong, []);
+    assert.equal(result.code, 'invalid_argument');
+  });
   assert.deepEqual(errors, []);
 });
