@@ -42,6 +42,41 @@ test('the renderings written piece by piece are the one-shot ones (what the CLI 
   }
 });
 
+test('the byte renderings are the string ones as UTF-8, non-ASCII text included', () => {
+  // Tool names, ids, previews and builders outside ASCII (2-, 3- and 4-byte UTF-8), on a
+  // silent clip, a declared clip and an ok span, so every rendering lists them.
+  const span = (id, name, observed, injected, reason, preview) => JSON.stringify({
+    span_id: id, parent_id: 'türn-1', name, status: 'ok', observed_bytes: observed, injected_bytes: injected,
+    injected_tokens: 7, clip_reason: reason, sha256_observed: 'ab', sha256_injected: 'cd',
+    injected_preview: preview, prompt_builder_version: 'capé-v1',
+  });
+  const input = [
+    span('tool-é1', 'read_ファイル', 9000, 1000, 'none', 'naïve café 😀 — “quoted”\n'),
+    span('tool-é2', 'grep_ü', 800, 400, 'tool_result_char_limit', 'Ω≈ç√ 𝄞'),
+    span('tool-é3', 'ls', 10, 10, 'none', 'plain'),
+  ].join('\n') + '\n';
+  const encoder = new TextEncoder();
+  const report = toolslice.checkSpans(input);
+  assert.equal(report.rowCount, 3);
+  assert.ok(report.rollupCount >= 1);
+  for (const [strings, bytes, n] of [
+    [(a, b) => report.tableRows(a, b), (a, b) => report.tableRowsBytes(a, b), report.rowCount],
+    [(a, b) => report.jsonRows(a, b), (a, b) => report.jsonRowsBytes(a, b), report.rowCount],
+    [(a, b) => report.jsonlRows(a, b), (a, b) => report.jsonlRowsBytes(a, b), report.rowCount],
+    [(a, b) => report.jsonRollup(a, b), (a, b) => report.jsonRollupBytes(a, b), report.rollupCount],
+  ]) {
+    for (const [from, to] of [[0, n], [0, 1], [1, n + 5], [n, n + 1]]) {
+      const got = bytes(from, to);
+      assert.ok(got instanceof Uint8Array);
+      assert.deepEqual(got, encoder.encode(strings(from, to)), `${from}..${to}`);
+    }
+  }
+  const text = new TextDecoder().decode(report.jsonlRowsBytes(0, 3));
+  assert.match(text, /read_ファイル/);
+  assert.match(text, /😀/);
+  report.free();
+});
+
 test('the table is the seed table', () => {
   const table = toolslice.checkSpans(readFileSync(fixture('clipped.jsonl'))).table();
   const lines = table.split('\n');

@@ -63,7 +63,9 @@ const full: { [K in keyof typeof ts]: Entry } = {
     const pieces: string = report.tableHead() + report.tableRows(0, n2) + report.tableTail()
       + report.jsonHead() + report.jsonRows(0, n2) + report.jsonTail() + report.jsonlRows(0, n2)
       + report.jsonMiddle() + report.jsonRollup(0, report.rollupCount) + report.jsonEnd();
-    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces}`;
+    const utf8: Uint8Array[] = [report.tableRowsBytes(0, n2), report.jsonRowsBytes(0, n2),
+      report.jsonRollupBytes(0, report.rollupCount), report.jsonlRowsBytes(0, n2)];
+    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces} ${utf8.length}`;
   },
   CheckReport: (): unknown => ts.CheckReport,
   compareSpanRuns: (): SpanRunDiff => ts.compareSpanRuns(text, bytes),
