@@ -60,16 +60,36 @@ test('the byte renderings are the string ones as UTF-8, non-ASCII text included'
   assert.equal(report.rowCount, 3);
   assert.ok(report.rollupCount >= 1);
   for (const [strings, bytes, n] of [
-    [(a, b) => report.tableRows(a, b), (a, b) => report.tableRowsBytes(a, b), report.rowCount],
-    [(a, b) => report.jsonRows(a, b), (a, b) => report.jsonRowsBytes(a, b), report.rowCount],
-    [(a, b) => report.jsonlRows(a, b), (a, b) => report.jsonlRowsBytes(a, b), report.rowCount],
-    [(a, b) => report.jsonRollup(a, b), (a, b) => report.jsonRollupBytes(a, b), report.rollupCount],
+    [(a, b) => report.tableRows(a, b), (a, b, c) => report.tableRowsBytes(a, b, c), report.rowCount],
+    [(a, b) => report.jsonRows(a, b), (a, b, c) => report.jsonRowsBytes(a, b, c), report.rowCount],
+    [(a, b) => report.jsonlRows(a, b), (a, b, c) => report.jsonlRowsBytes(a, b, c), report.rowCount],
+    [(a, b) => report.jsonRollup(a, b), (a, b, c) => report.jsonRollupBytes(a, b, c), report.rollupCount],
   ]) {
     for (const [from, to] of [[0, n], [0, 1], [1, n + 5], [n, n + 1]]) {
+      const want = encoder.encode(strings(from, to));
       const got = bytes(from, to);
       assert.ok(got instanceof Uint8Array);
-      assert.deepEqual(got, encoder.encode(strings(from, to)), `${from}..${to}`);
+      assert.deepEqual(got, want, `${from}..${to}`);
+      // Into a caller's buffer (here a view at an offset): the bytes land at its start.
+      const whole = new Uint8Array(want.length + 16).fill(1);
+      const into = whole.subarray(5);
+      const placed = bytes(from, to, into);
+      assert.equal(placed.buffer, whole.buffer);
+      assert.equal(placed.byteOffset, 5);
+      assert.deepEqual(placed, want);
+      assert.deepEqual(whole.subarray(5 + want.length), new Uint8Array(16 - 5).fill(1));
+      // Too small: a new array, and the buffer is left as it was.
+      if (want.length > 0) {
+        const small = new Uint8Array(want.length - 1).fill(9);
+        const fresh = bytes(from, to, small);
+        assert.notEqual(fresh.buffer, small.buffer);
+        assert.deepEqual(fresh, want);
+        assert.deepEqual(small, new Uint8Array(want.length - 1).fill(9));
+      }
     }
+    assert.throws(() => bytes(0, n, 'not bytes'), (err) => err instanceof Error && err.code === 'invalid_argument');
+    assert.throws(() => bytes(0, n, new ArrayBuffer(4096)), (err) => err.code === 'invalid_argument');
+    assert.deepEqual(bytes(0, n, null), bytes(0, n));
   }
   const text = new TextDecoder().decode(report.jsonlRowsBytes(0, 3));
   assert.match(text, /read_ファイル/);

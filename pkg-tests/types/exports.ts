@@ -64,7 +64,8 @@ const full: { [K in keyof typeof ts]: Entry } = {
       + report.jsonHead() + report.jsonRows(0, n2) + report.jsonTail() + report.jsonlRows(0, n2)
       + report.jsonMiddle() + report.jsonRollup(0, report.rollupCount) + report.jsonEnd();
     const utf8: Uint8Array[] = [report.tableRowsBytes(0, n2), report.jsonRowsBytes(0, n2),
-      report.jsonRollupBytes(0, report.rollupCount), report.jsonlRowsBytes(0, n2)];
+      report.jsonRollupBytes(0, report.rollupCount), report.jsonlRowsBytes(0, n2),
+      report.jsonRowsBytes(0, n2, new Uint8Array(1 << 16)), report.tableRowsBytes(0, n2, null)];
     return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces} ${utf8.length}`;
   },
   CheckReport: (): unknown => ts.CheckReport,

@@ -1,5 +1,6 @@
 //! JS binding of the checker: `checkSpans`, the streaming `Checker`, and `CheckReport`.
 
+use js_sys::Uint8Array;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -223,6 +224,8 @@ extern "C" {
     pub type JsCounts;
     #[wasm_bindgen(typescript_type = "SpanRunDiff")]
     pub type JsSpanRunDiff;
+    #[wasm_bindgen(typescript_type = "Uint8Array")]
+    pub type JsBuffer;
 }
 
 #[derive(Deserialize, Default)]
@@ -477,37 +480,98 @@ impl CheckReport {
     }
 }
 
-/// The large piecewise renderings again, as UTF-8 bytes (`Uint8Array`): byte for byte what
-/// `TextEncoder` makes of the string methods' text. A writer that sends the report to a file
-/// or a pipe takes these, and skips decoding each piece into a JS string only to encode it
-/// back to UTF-8 on `write` (at 300 MB of input, `check --json` spent a third of its time
-/// there; issue 17).
+/// The large piecewise renderings again, as UTF-8 bytes: byte for byte what `TextEncoder`
+/// makes of the string methods' text. A writer that sends the report to a file or a pipe
+/// takes these, and skips decoding each piece into a JS string only to encode it back to
+/// UTF-8 on `write` (at 300 MB of input, `check --json` spent a third of its time there;
+/// issue 17). Given a buffer (`into`), a piece is copied into it instead of into a new
+/// `Uint8Array`: a writer that reuses one buffer allocates nothing per piece (fresh arrays
+/// pile up between garbage collections: `check --json` of 300 MB peaked 30 MB higher).
 #[wasm_bindgen]
 impl CheckReport {
-    /// `tableRows(from, to)` as UTF-8 bytes, ready for `fs.writeSync` or `stream.write`
-    /// (no round trip through a JS string).
+    /// `tableRows(from, to)` as UTF-8 bytes. With `into`, the bytes are written at its start
+    /// and `into.subarray(0, n)` is returned when they fit; otherwise (or without `into`) a
+    /// new `Uint8Array`, and `into` is left as it was.
     #[wasm_bindgen(js_name = tableRowsBytes)]
-    pub fn table_rows_bytes(&self, from: u32, to: u32) -> Vec<u8> {
-        render::table_rows(&self.report, from as usize, to as usize).into_bytes()
+    pub fn table_rows_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(
+            render::table_rows(&self.report, from as usize, to as usize),
+            into,
+        ))
     }
 
-    /// `jsonRows(from, to)` as UTF-8 bytes: `jsonHead()`, these pieces and `jsonTail()`,
-    /// written in order, are `json()` encoded as UTF-8.
+    /// `jsonRows(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`): `jsonHead()`,
+    /// these pieces and `jsonTail()`, written in order, are `json()` encoded as UTF-8.
     #[wasm_bindgen(js_name = jsonRowsBytes)]
-    pub fn json_rows_bytes(&self, from: u32, to: u32) -> Vec<u8> {
-        render::json_rows(&self.report, from as usize, to as usize).into_bytes()
+    pub fn json_rows_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(
+            render::json_rows(&self.report, from as usize, to as usize),
+            into,
+        ))
     }
 
-    /// `jsonRollup(from, to)` as UTF-8 bytes.
+    /// `jsonRollup(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`).
     #[wasm_bindgen(js_name = jsonRollupBytes)]
-    pub fn json_rollup_bytes(&self, from: u32, to: u32) -> Vec<u8> {
-        render::json_rollup(&self.report, from as usize, to as usize).into_bytes()
+    pub fn json_rollup_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(
+            render::json_rollup(&self.report, from as usize, to as usize),
+            into,
+        ))
     }
 
-    /// `jsonlRows(from, to)` as UTF-8 bytes.
+    /// `jsonlRows(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`).
     #[wasm_bindgen(js_name = jsonlRowsBytes)]
-    pub fn jsonl_rows_bytes(&self, from: u32, to: u32) -> Vec<u8> {
-        render::jsonl_rows(&self.report, from as usize, to as usize).into_bytes()
+    pub fn jsonl_rows_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(
+            render::jsonl_rows(&self.report, from as usize, to as usize),
+            into,
+        ))
+    }
+}
+
+/// The `into` argument, checked before anything is rendered: not a `Uint8Array` is an
+/// `invalid_argument` error.
+fn buffer(into: Option<JsBuffer>) -> Result<Option<Uint8Array>, JsValue> {
+    into.map(|b| b.dyn_into::<Uint8Array>())
+        .transpose()
+        .map_err(|_| error_with_code("into must be a Uint8Array", "invalid_argument"))
+}
+
+/// `text` copied into the start of `into` when it fits (one copy, no allocation on the JS
+/// side), else into a new array.
+fn bytes_into(text: String, into: Option<Uint8Array>) -> Uint8Array {
+    let bytes = text.as_bytes();
+    match into {
+        Some(buffer) if bytes.len() <= buffer.length() as usize => {
+            let out = buffer.subarray(0, bytes.len() as u32);
+            out.copy_from(bytes);
+            out
+        }
+        _ => Uint8Array::from(bytes),
     }
 }
 
