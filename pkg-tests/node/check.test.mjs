@@ -97,6 +97,17 @@ test('the byte renderings are the string ones as UTF-8, non-ASCII text included'
   report.free();
 });
 
+test('reserve makes room up front and changes nothing in the report', () => {
+  const input = readFileSync(fixture('clipped.jsonl'));
+  const plain = toolslice.checkSpans(input).json();
+  const checker = new toolslice.Checker();
+  assert.equal(checker.reserve(8 << 20), true);
+  // Nonsense sizes reserve nothing, without an error.
+  for (const bytes of [0, -1, Number.NaN]) assert.equal(checker.reserve(bytes), true);
+  checker.push(input);
+  assert.equal(checker.finish().json(), plain);
+});
+
 test('the table is the seed table', () => {
   const table = toolslice.checkSpans(readFileSync(fixture('clipped.jsonl'))).table();
   const lines = table.split('\n');

@@ -56,6 +56,7 @@ const full: { [K in keyof typeof ts]: Entry } = {
   checkSpans: (): number => { const r: CheckReport = ts.checkSpans(text, { flaggedOnly: true, format: 'auto' }); return r.exitCode; },
   Checker: (): string => {
     const c = new ts.Checker({ format: 'spans' });
+    const reserved: boolean = c.reserve(1 << 20);
     c.push(bytes);
     const n: number = c.bytesRead + c.linesRead + c.spansRead;
     const report: CheckReport = c.finish();
@@ -66,7 +67,7 @@ const full: { [K in keyof typeof ts]: Entry } = {
     const utf8: Uint8Array[] = [report.tableRowsBytes(0, n2), report.jsonRowsBytes(0, n2),
       report.jsonRollupBytes(0, report.rollupCount), report.jsonlRowsBytes(0, n2),
       report.jsonRowsBytes(0, n2, new Uint8Array(1 << 16)), report.tableRowsBytes(0, n2, null)];
-    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces} ${utf8.length}`;
+    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces} ${utf8.length} ${reserved}`;
   },
   CheckReport: (): unknown => ts.CheckReport,
   compareSpanRuns: (): SpanRunDiff => ts.compareSpanRuns(text, bytes),
