@@ -1,6 +1,6 @@
 // `toolslice check [FILE...]`: classify every tool span of one or more exported runs.
 import { statSync } from 'node:fs';
-import { parse, readChunks, UsageError } from './common.mjs';
+import { parse, readChunks, stdinFileSize, UsageError } from './common.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
 
@@ -151,7 +151,7 @@ class Output {
 
 async function checkOne(toolslice, file, options, stderr) {
   const checker = new toolslice.Checker(options);
-  const total = file === '-' ? 0 : sizeOf(file);
+  const total = file === '-' ? stdinFileSize() : sizeOf(file);
   // The report of span JSONL takes up to about the input's size in the module (0.7x mostly
   // ok, 0.9x mostly flagged): room for it in one growth of the module's memory, not hundreds.
   if (total) checker.reserve(total);
