@@ -91,6 +91,17 @@ test('the byte renderings are the string ones as UTF-8, non-ASCII text included'
     assert.throws(() => bytes(0, n, new ArrayBuffer(4096)), (err) => err.code === 'invalid_argument');
     assert.deepEqual(bytes(0, n, null), bytes(0, n));
   }
+  // The table's tail (a line per parent with flagged children), whole.
+  const tail = encoder.encode(report.tableTail());
+  assert.match(report.tableTail(), /türn-1/);
+  assert.deepEqual(report.tableTailBytes(), tail);
+  const room = new Uint8Array(tail.length + 3);
+  const placed = report.tableTailBytes(room.subarray(2));
+  assert.equal(placed.buffer, room.buffer);
+  assert.equal(placed.byteOffset, 2);
+  assert.deepEqual(placed, tail);
+  assert.deepEqual(report.tableTailBytes(new Uint8Array(tail.length - 1)), tail);
+  assert.throws(() => report.tableTailBytes(42), (err) => err.code === 'invalid_argument');
   const text = new TextDecoder().decode(report.jsonlRowsBytes(0, 3));
   assert.match(text, /read_ファイル/);
   assert.match(text, /😀/);

@@ -66,7 +66,7 @@ const full: { [K in keyof typeof ts]: Entry } = {
       + report.jsonMiddle() + report.jsonRollup(0, report.rollupCount) + report.jsonEnd();
     const utf8: Uint8Array[] = [report.tableRowsBytes(0, n2), report.jsonRowsBytes(0, n2),
       report.jsonRollupBytes(0, report.rollupCount), report.jsonlRowsBytes(0, n2),
-      report.jsonRowsBytes(0, n2, new Uint8Array(1 << 16)), report.tableRowsBytes(0, n2, null)];
+      report.jsonRowsBytes(0, n2, new Uint8Array(1 << 16)), report.tableRowsBytes(0, n2, null), report.tableTailBytes(), report.tableTailBytes(new Uint8Array(64))];
     return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces} ${utf8.length} ${reserved}`;
   },
   CheckReport: (): unknown => ts.CheckReport,

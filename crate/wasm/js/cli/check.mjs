@@ -87,7 +87,7 @@ export async function run(args, { toolslice, stdout, stderr }) {
       } else {
         await out.add((i > 0 ? '\n' : '') + (files.length > 1 ? `== ${file}\n` : '') + report.tableHead());
         await out.rows(report.rowCount, (from, to, into) => report.tableRowsBytes(from, to, into));
-        await out.add(report.tableTail());
+        await out.piece((into) => report.tableTailBytes(into));
       }
     }
   }
@@ -126,18 +126,22 @@ class Output {
     this.used += this.buffer.write(text, this.used);
     if (this.used >= WRITE_BYTES) await this.flush();
   }
+  // `render(into)`: a piece's bytes, in `into` (the room left in the buffer) when they fit.
+  async piece(render) {
+    const bytes = render(this.buffer.subarray(this.used));
+    if (bytes.buffer === this.buffer.buffer) {
+      this.used += bytes.length;
+    } else {
+      // Larger than the room left: what the buffer holds goes first.
+      await this.flush();
+      await write(this.stream, bytes);
+    }
+    if (this.used >= WRITE_BYTES) await this.flush();
+  }
   // `render(from, to, into)`: the bytes of rows from..to, in `into` when they fit.
   async rows(n, render) {
     for (let from = 0; from < n; from += ROWS_PER_PIECE) {
-      const bytes = render(from, from + ROWS_PER_PIECE, this.buffer.subarray(this.used));
-      if (bytes.buffer === this.buffer.buffer) {
-        this.used += bytes.length;
-      } else {
-        // Larger than the room left: what the buffer holds goes first.
-        await this.flush();
-        await write(this.stream, bytes);
-      }
-      if (this.used >= WRITE_BYTES) await this.flush();
+      await this.piece((into) => render(from, from + ROWS_PER_PIECE, into));
     }
   }
   async flush() {
