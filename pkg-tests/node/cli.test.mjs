@@ -2,7 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,26 @@ test('check reads stdin when no file is given', () => {
   const r = cli(['check'], readFileSync(fixture('clipped.jsonl')));
   assert.equal(r.status, 1);
   assert.match(r.stdout, /^silent_clip {6}tool-14/m);
+});
+
+test('check reads stdin redirected from a file (read as a file) as it reads the file', () => {
+  // Several chunks of 1 MiB, so the reads into alternating buffers are exercised.
+  const big = join(mkdtempSync(join(tmpdir(), 'toolslice-')), 'big.jsonl');
+  writeFileSync(big, readFileSync(fixture('clipped.jsonl'), 'utf8').repeat(8000));
+  const run = (args, stdin) => spawnSync(bin, args, { stdio: [stdin, 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 30 });
+  for (const args of [['check', '--jsonl'], ['check', '--json', '-']]) {
+    const fd = openSync(big, 'r');
+    let fromStdin;
+    try {
+      fromStdin = run(args, fd);
+    } finally {
+      closeSync(fd);
+    }
+    const fromFile = run([...args.filter((a) => a !== '-'), big], 'ignore');
+    assert.equal(fromStdin.status, 1, fromStdin.stderr);
+    assert.ok(fromStdin.stdout.length > 1 << 20);
+    assert.equal(fromStdin.stdout, fromFile.stdout, args.join(' '));
+  }
 });
 
 test('check --json prints the report', () => {

@@ -56,6 +56,7 @@ const full: { [K in keyof typeof ts]: Entry } = {
   checkSpans: (): number => { const r: CheckReport = ts.checkSpans(text, { flaggedOnly: true, format: 'auto' }); return r.exitCode; },
   Checker: (): string => {
     const c = new ts.Checker({ format: 'spans' });
+    const reserved: boolean = c.reserve(1 << 20);
     c.push(bytes);
     const n: number = c.bytesRead + c.linesRead + c.spansRead;
     const report: CheckReport = c.finish();
@@ -63,7 +64,10 @@ const full: { [K in keyof typeof ts]: Entry } = {
     const pieces: string = report.tableHead() + report.tableRows(0, n2) + report.tableTail()
       + report.jsonHead() + report.jsonRows(0, n2) + report.jsonTail() + report.jsonlRows(0, n2)
       + report.jsonMiddle() + report.jsonRollup(0, report.rollupCount) + report.jsonEnd();
-    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces}`;
+    const utf8: Uint8Array[] = [report.tableRowsBytes(0, n2), report.jsonRowsBytes(0, n2),
+      report.jsonRollupBytes(0, report.rollupCount), report.jsonlRowsBytes(0, n2),
+      report.jsonRowsBytes(0, n2, new Uint8Array(1 << 16)), report.tableRowsBytes(0, n2, null), report.tableTailBytes(), report.tableTailBytes(new Uint8Array(64))];
+    return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces} ${utf8.length} ${reserved}`;
   },
   CheckReport: (): unknown => ts.CheckReport,
   compareSpanRuns: (): SpanRunDiff => ts.compareSpanRuns(text, bytes),

@@ -1,5 +1,6 @@
 //! JS binding of the checker: `checkSpans`, the streaming `Checker`, and `CheckReport`.
 
+use js_sys::Uint8Array;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -223,6 +224,8 @@ extern "C" {
     pub type JsCounts;
     #[wasm_bindgen(typescript_type = "SpanRunDiff")]
     pub type JsSpanRunDiff;
+    #[wasm_bindgen(typescript_type = "Uint8Array")]
+    pub type JsBuffer;
 }
 
 #[derive(Deserialize, Default)]
@@ -315,6 +318,21 @@ impl Checker {
         Ok(())
     }
 
+    /// Makes room in the module's memory for about `bytes` of report, up front (a file's
+    /// size is a good figure for span JSONL: its report takes 0.4-0.9x the input). Without
+    /// it the allocator grows the memory a few pages at a time as rows arrive, and V8
+    /// answered those growths with about a hundred garbage collections while checking 300 MB
+    /// (`node --trace-gc`; two with the room made first): a third or more of its CPU time.
+    /// Room not used is address space, not resident memory. Results are the same either
+    /// way. Returns false when the memory cannot grow that far (the check then grows it as
+    /// it goes, as without `reserve`); at most 1 GiB is reserved.
+    pub fn reserve(&mut self, bytes: f64) -> bool {
+        let bytes = bytes.clamp(0.0, RESERVE_MAX as f64) as usize;
+        // Allocated and freed at once: the freed block stays in the allocator's free list,
+        // and later allocations are cut from it.
+        Vec::<u8>::new().try_reserve_exact(bytes).is_ok()
+    }
+
     /// Bytes fed so far.
     #[wasm_bindgen(getter, js_name = bytesRead)]
     pub fn bytes_read(&self) -> f64 {
@@ -345,6 +363,9 @@ impl Checker {
 
 /// Bytes of a chunk copied into the module at a time.
 const WINDOW: usize = 1 << 20;
+
+/// The most `reserve` asks for: a quarter of the 4 GiB a module's memory can reach.
+const RESERVE_MAX: usize = 1 << 30;
 
 fn finished() -> JsValue {
     error_with_code("this Checker has already finished", "checker_finished")
@@ -474,6 +495,111 @@ impl CheckReport {
     #[wasm_bindgen(js_name = jsonlRows)]
     pub fn jsonl_rows(&self, from: u32, to: u32) -> String {
         render::jsonl_rows(&self.report, from as usize, to as usize)
+    }
+}
+
+/// The large piecewise renderings again, as UTF-8 bytes: byte for byte what `TextEncoder`
+/// makes of the string methods' text. A writer that sends the report to a file or a pipe
+/// takes these, and skips decoding each piece into a JS string only to encode it back to
+/// UTF-8 on `write` (at 300 MB of input, `check --json` spent a third of its time there;
+/// issue 17). Given a buffer (`into`), a piece is copied into it instead of into a new
+/// `Uint8Array`: a writer that reuses one buffer allocates nothing per piece (fresh arrays
+/// pile up between garbage collections: `check --json` of 300 MB peaked 30 MB higher).
+#[wasm_bindgen]
+impl CheckReport {
+    /// `tableRows(from, to)` as UTF-8 bytes. With `into`, the bytes are written at its start
+    /// and `into.subarray(0, n)` is returned when they fit; otherwise (or without `into`) a
+    /// new `Uint8Array`, and `into` is left as it was.
+    #[wasm_bindgen(js_name = tableRowsBytes)]
+    pub fn table_rows_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(
+            render::table_rows(&self.report, from as usize, to as usize),
+            into,
+        ))
+    }
+
+    /// `tableTail()` as UTF-8 bytes (`into` as for `tableRowsBytes`). The tail lists a line
+    /// per parent span with flagged children: 14 MB of it for 300 MB of mostly flagged
+    /// spans, which as a string was held three times over (module, JS string, encoded copy):
+    /// as bytes, `check` of that input peaked 11 MB lower.
+    #[wasm_bindgen(js_name = tableTailBytes)]
+    pub fn table_tail_bytes(&self, into: Option<JsBuffer>) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(render::table_tail(&self.report), into))
+    }
+
+    /// `jsonRows(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`): `jsonHead()`,
+    /// these pieces and `jsonTail()`, written in order, are `json()` encoded as UTF-8.
+    #[wasm_bindgen(js_name = jsonRowsBytes)]
+    pub fn json_rows_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(
+            render::json_rows(&self.report, from as usize, to as usize),
+            into,
+        ))
+    }
+
+    /// `jsonRollup(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`).
+    #[wasm_bindgen(js_name = jsonRollupBytes)]
+    pub fn json_rollup_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(
+            render::json_rollup(&self.report, from as usize, to as usize),
+            into,
+        ))
+    }
+
+    /// `jsonlRows(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`).
+    #[wasm_bindgen(js_name = jsonlRowsBytes)]
+    pub fn jsonl_rows_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        let into = buffer(into)?;
+        Ok(bytes_into(
+            render::jsonl_rows(&self.report, from as usize, to as usize),
+            into,
+        ))
+    }
+}
+
+/// The `into` argument, checked before anything is rendered: not a `Uint8Array` is an
+/// `invalid_argument` error.
+fn buffer(into: Option<JsBuffer>) -> Result<Option<Uint8Array>, JsValue> {
+    into.map(|b| b.dyn_into::<Uint8Array>())
+        .transpose()
+        .map_err(|_| error_with_code("into must be a Uint8Array", "invalid_argument"))
+}
+
+/// `text` copied into the start of `into` when it fits (one copy, no allocation on the JS
+/// side), else into a new array.
+fn bytes_into(text: String, into: Option<Uint8Array>) -> Uint8Array {
+    let bytes = text.as_bytes();
+    match into {
+        Some(buffer) if bytes.len() <= buffer.length() as usize => {
+            let out = buffer.subarray(0, bytes.len() as u32);
+            out.copy_from(bytes);
+            out
+        }
+        _ => Uint8Array::from(bytes),
     }
 }
 
