@@ -123,6 +123,9 @@ async function check(job) {
   const total = file.size;
   const started = performance.now();
   const checker = new Checker({ flaggedOnly: Boolean(job.flaggedOnly) });
+  // Room in the module's memory for the whole file, made once: growing it a few pages at a
+  // time as rows arrive makes the engine collect garbage at every step (a third of the time).
+  checker.reserve(total);
   const reader = file.stream().getReader();
   let lastPost = 0;
   let lastYield = performance.now();
