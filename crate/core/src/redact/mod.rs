@@ -45,6 +45,7 @@
 //! assert_eq!(out.receipts[0].original_len, 40);
 //! ```
 
+mod gate;
 mod rules;
 mod scan;
 mod stream;
