@@ -124,18 +124,29 @@ const fn side_table(next_side: bool) -> [u32; 256] {
 
 /// The table search: the first position in `from..until` that passes, else `until`. The
 /// start of the text is preceded by a space and the end followed by a 0 byte, which pass
-/// and fail the gates as the verifiers' own bounds checks do.
+/// and fail the gates as the verifiers' own bounds checks do. Never inlined: inside the
+/// scan's loop, among the verifiers' state, its counters lived on the stack.
+#[inline(never)]
 fn scalar(s: &[u8], from: usize, until: usize) -> usize {
+    let end = until.min(s.len());
+    if from >= end {
+        return until;
+    }
     let mut prev = if from == 0 { b' ' } else { s[from - 1] };
-    let mut i = from;
-    while i < until {
-        let cur = s[i];
-        let next = s.get(i + 1).copied().unwrap_or(0);
+    // All positions but the last have their next byte in `s`.
+    for (i, w) in s[from..end.min(s.len() - 1) + 1].windows(2).enumerate() {
+        let (cur, next) = (w[0], w[1]);
         if START[cur as usize] & AFTER[prev as usize] & BEFORE[next as usize] != 0 {
-            return i;
+            return from + i;
         }
         prev = cur;
-        i += 1;
+    }
+    let last = end - 1;
+    if last + 1 == s.len() && last >= from {
+        let prev = if last == 0 { b' ' } else { s[last - 1] };
+        if START[s[last] as usize] & AFTER[prev as usize] & BEFORE[0] != 0 {
+            return last;
+        }
     }
     until
 }
