@@ -642,12 +642,7 @@ fn keep(packed: &mut Packed, parsed: &Parsed) -> Result<Option<JsValue>, JsValue
         Some(store) => {
             pack::keep(&mut JsPageStore(store), &s).map_err(into_error)?;
         }
-        None => {
-            packed.stored = Some(s);
-            let kept = with_packer_mut(|p| p.keep(packed))?;
-            packed.stored = None;
-            kept.map_err(into_error)?;
-        }
+        None => with_packer_mut(|p| p.keep_stored(s))?.map_err(into_error)?,
     }
     Ok(None)
 }

@@ -509,6 +509,19 @@ impl Packer {
         )
     }
 
+    /// [`Packer::keep`] of a [`Packed::stored`] the caller hands over: the text moves into
+    /// the store, where `keep` copies it (a large result's second copy).
+    pub fn keep_stored(&mut self, stored: Stored) -> Result<(), PackError> {
+        let page = StoredPage {
+            text: std::borrow::Cow::Owned(stored.text),
+            page_bytes: stored.page_bytes,
+        };
+        self.store
+            .put(&stored.id, page)
+            .map(|_| ())
+            .map_err(PackError::Store)
+    }
+
     /// Stores what a pack (or a finished stream) left to page through, with its page size.
     pub fn keep(&mut self, packed: &Packed) -> Result<(), PackError> {
         if let Some(s) = &packed.stored {

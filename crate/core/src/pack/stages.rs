@@ -38,9 +38,9 @@ pub(crate) fn pack_with(
     let mut p = Packing::plan(result, pre.as_ref(), opts, registry, counter, store_limit)?;
     p.redact(pre);
     p.shape();
-    p.truncate()?;
+    let observed = p.truncate()?;
     p.store();
-    let span = p.span()?;
+    let span = p.span(observed)?;
     Ok(p.assemble(span))
 }
 
@@ -96,7 +96,9 @@ struct Packing<'a> {
     /// The body only as its size and type (redact).
     binary: bool,
     /// The body as the model would have seen it uncut, after redaction: the rendering
-    /// before shaping (redact). With `header` in front, the observed slice.
+    /// before shaping (redact). With `header` in front, the observed slice. Moved to the
+    /// page store when it is the text cut (store): read only through `observed_sha256`
+    /// and `verbatim` after truncate.
     observed: String,
     /// The terminal header the model would have read above the uncut body (truncate).
     /// Kept apart from `observed` rather than copied in front of it: the span hashes and
@@ -104,8 +106,9 @@ struct Packing<'a> {
     header: String,
     /// A JSON body after redaction, waiting to be shaped (redact, taken by shape).
     json: Option<Value>,
-    /// The text the truncator cuts (shape; redact for a binary body).
-    text: String,
+    /// The text the truncator cuts when shaping changed it (shape); `None`: `observed`
+    /// itself, not a copy of it (a 4 MiB log was copied twice more: here and for the store).
+    text: Option<String>,
     /// The kind the truncator cuts by (shape; redact for a binary body).
     kind: Option<Kind>,
     /// What shaping dropped or summarised (shape).
@@ -117,6 +120,8 @@ struct Packing<'a> {
     /// `observed`'s byte count, with the tool's raw size in place of the redacted one
     /// (truncate).
     observed_bytes: u64,
+    /// The content is the observed slice, byte for byte (truncate).
+    verbatim: bool,
     /// The cut applied (truncate).
     pattern: String,
     /// How the content maps onto `text` (truncate).
@@ -175,12 +180,13 @@ impl<'a> Packing<'a> {
             observed: String::new(),
             header: String::new(),
             json: None,
-            text: String::new(),
+            text: None,
             kind: None,
             shape: ShapeReport::default(),
             envelope,
             can_store: false,
             observed_bytes: 0,
+            verbatim: false,
             pattern: "none".into(),
             segments: Vec::new(),
             paged: false,
@@ -234,8 +240,7 @@ impl<'a> Packing<'a> {
                 self.raw_len = *bytes as usize;
                 self.binary = true;
                 self.kind = Some(Kind::Text);
-                self.observed = text.clone();
-                self.text = text;
+                self.observed = text;
                 Vec::new()
             }
         };
@@ -279,7 +284,7 @@ impl<'a> Packing<'a> {
     fn shape_json(&mut self, mut v: Value) {
         self.shape = shape::shape_json(&mut v, &self.opts.shape);
         self.envelope.outcome = shape::outcomes(&v, &self.opts.shape.keep_keys);
-        self.text = v.to_string();
+        self.text = Some(v.to_string());
         self.kind = Some(self.plan.kind.unwrap_or(Kind::Json));
     }
 
@@ -292,7 +297,7 @@ impl<'a> Packing<'a> {
                 self.shape = report;
                 let v: Value = serde_json::from_str(&t).unwrap_or(Value::Null);
                 self.envelope.outcome = shape::outcomes(&v, keep);
-                self.text = t;
+                self.text = Some(t);
                 self.kind = Some(Kind::Json);
             }
             None => {
@@ -301,7 +306,6 @@ impl<'a> Packing<'a> {
                     Some(Some(v @ Value::Object(_))) => shape::outcomes(&v, keep),
                     _ => Map::new(),
                 };
-                self.text = self.observed.clone();
                 self.kind = self.plan.kind;
             }
         }
@@ -309,13 +313,14 @@ impl<'a> Packing<'a> {
 
     /// Cuts the text to the budget. A cut is kept only when what it left out can be paged
     /// and every outcome survived it; otherwise the content is the short error (seed 004:
-    /// "Do not return a silent prefix"). Also completes the observed slice: the header the
-    /// model would have read above the uncut result.
-    fn truncate(&mut self) -> Result<(), PackError> {
+    /// "Do not return a silent prefix"). Also completes the observed slice (the header the
+    /// model would have read above the uncut result) and returns its SHA-256, the one pass
+    /// of the hash over the text, taken before the store may move the text away.
+    fn truncate(&mut self) -> Result<Digest, PackError> {
         let topts = self.truncate_options();
         self.header = header_text(&topts)?;
         self.observed_bytes = (self.header.len() + self.raw_len) as u64;
-        let kept = match truncate::truncate_with(&self.text, &topts, self.counter) {
+        let kept = match truncate::truncate_with(self.text(), &topts, self.counter) {
             Ok(t) => ((!t.truncated || self.can_store)
                 && outcomes_survive(&t.text, &self.envelope.outcome))
             .then_some(t),
@@ -326,17 +331,24 @@ impl<'a> Packing<'a> {
         match kept {
             Some(t) => self.keep_cut(t),
             None => {
-                let lines = self.text.lines().count() as u64;
-                too_large(
-                    &mut self.envelope,
-                    (self.text.len() as u64, lines),
-                    self.plan.budget,
-                    self.counter,
-                )?;
+                let text = self.text.as_deref().unwrap_or(&self.observed);
+                let size = (text.len() as u64, text.lines().count() as u64);
+                too_large(&mut self.envelope, size, self.plan.budget, self.counter)?;
                 self.pattern = "too_large".into();
             }
         }
-        Ok(())
+        // The observed slice is complete: what the span says of it is taken now, before
+        // the store may take the text.
+        let mut h = Sha256::new();
+        h.update(self.header.as_bytes());
+        h.update(self.observed.as_bytes());
+        self.verbatim = is_concat(&self.envelope.content, &self.header, &self.observed);
+        Ok(h.finish())
+    }
+
+    /// The text the truncator cuts: the shaped text, else the observed one.
+    fn text(&self) -> &str {
+        self.text.as_deref().unwrap_or(&self.observed)
     }
 
     /// The truncator's options: the terminal header above the output (the exit code
@@ -353,8 +365,8 @@ impl<'a> Packing<'a> {
         );
         topts.header &= !self.binary;
         topts.json.keep_keys = self.opts.shape.keep_keys.clone();
-        self.can_store =
-            self.plan.pageable && (self.plan.store_limit).is_none_or(|max| self.text.len() <= max);
+        self.can_store = self.plan.pageable
+            && (self.plan.store_limit).is_none_or(|max| self.text().len() <= max);
         if self.can_store {
             topts.fetch = Some(Fetch {
                 id: self.shown.call_id.clone(),
@@ -396,16 +408,23 @@ impl<'a> Packing<'a> {
             ),
             None => format!("Output truncated: {omitted} bytes omitted."),
         });
+        // The text moves to the store, unless the assembled cut (`segments`) shows it too.
+        let text = if self.opts.segments {
+            self.text().to_string()
+        } else {
+            (self.text.take()).unwrap_or_else(|| std::mem::take(&mut self.observed))
+        };
         self.stored = Some(Stored {
             id: self.shown.call_id.clone(),
-            text: self.text.clone(),
+            text,
             page_bytes: self.plan.page_bytes,
         });
     }
 
     /// The seed-000 span record, with the clip reason that names the policy which changed
-    /// the bytes (never `none` for bytes that differ).
-    fn span(&self) -> Result<SpanRecord, PackError> {
+    /// the bytes (never `none` for bytes that differ); `observed_sha256` is truncate's
+    /// digest of the observed slice.
+    fn span(&self, observed_sha256: Digest) -> Result<SpanRecord, PackError> {
         let e = &self.envelope;
         let reason = if self.binary {
             ClipReason::BinaryOmitted
@@ -416,7 +435,7 @@ impl<'a> Packing<'a> {
             }
         } else if e.redacted {
             ClipReason::Redaction
-        } else if !is_concat(&e.content, &self.header, &self.observed) {
+        } else if !self.verbatim {
             // Cannot happen (every change above has a reason), but a record must never
             // claim `none` for bytes that differ.
             ClipReason::ToolResultCharLimit
@@ -428,12 +447,7 @@ impl<'a> Packing<'a> {
             Body::Json(Value::Object(m)) if m.get("ok") == Some(&Value::Bool(false)));
         let observed = Observed {
             bytes: self.observed_bytes,
-            sha256: {
-                let mut h = Sha256::new();
-                h.update(self.header.as_bytes());
-                h.update(self.observed.as_bytes());
-                h.finish()
-            },
+            sha256: observed_sha256,
             failed: failed(result.exit_code, result.timed_out) || ok_false,
         };
         span_record(
@@ -463,7 +477,7 @@ impl<'a> Packing<'a> {
                 .collect();
             Some(Cut {
                 redacted,
-                source: self.text,
+                source: self.text.unwrap_or(self.observed),
                 segments: self.segments,
                 offsets: Offsets::Utf8,
             })

@@ -1,20 +1,25 @@
-//! The scanner: one pass over bytes, stopping only at anchor bytes.
+//! The scanner: one pass over bytes, stopping only where a rule can begin.
 //!
 //! A regex engine would cost tens of kilobytes of wasm and would try every rule at every
 //! position. Secrets, though, announce themselves: every rule has a literal anchor (`sk-`,
 //! `ghp_`, `AKIA`, `xox`, `AIza`, `eyJ`, `-----BEGIN`, `Bearer`, `://`, a `=` or `:` after a
 //! key named like a secret, a digit that starts a number ...). [`verifier_of`] names the
-//! verifier each byte starts; the scan's byte table ([`ANCHOR`]) is derived from it and its
-//! dispatch calls it, so the two cannot drift apart. Every other byte costs one table
-//! lookup. At an anchor, a small
-//! hand-written verifier reads the candidate and decides (charset, length, boundaries, mixed
-//! case, Luhn, a base64-decoded JWT header ...).
+//! verifier each byte starts, and [`gate_of`] the bytes before and after it that verifier
+//! needs to do anything at all (`s` must be followed by `h` or `k` and start a word, a
+//! digit must start a number ...). The scan stops only at positions whose three bytes pass
+//! the gate (found sixteen positions at a time in wasm: see `gate.rs`, whose tables are
+//! derived from these two functions, so they cannot drift apart), and its dispatch calls
+//! [`verifier_of`]. Most anchor letters (`s`, `e`, `r` ...) are common in text; the pairs
+//! and word starts they need are not. At a position that passes, a small hand-written
+//! verifier reads the candidate and decides (charset, length, boundaries, mixed case, Luhn,
+//! a base64-decoded JWT header ...).
 //!
 //! Boundaries are what keep precision: a token must not be the middle of a longer word, so
 //! `task-sk-...`, hex digests, UUIDs and base64 blobs do not match by accident. Regions that
 //! are known not to hold secrets (`data:...;base64,` payloads, `sha512-` integrity strings)
 //! are skipped whole.
 
+use super::gate;
 use super::rules::{self, classify_key, KeyClass, Rule};
 use super::verify::*;
 
@@ -48,7 +53,7 @@ impl Cfg {
 /// The verifier an anchor byte starts ([`Verifier::Skip`]: not an anchor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
-enum Verifier {
+pub(super) enum Verifier {
     /// No rule begins here: the scan steps over the byte.
     Skip,
     /// `sk-` (OpenAI, Anthropic), `sk_live_` (Stripe), `sha512-` integrity strings.
@@ -85,13 +90,13 @@ enum Verifier {
     Digits,
 }
 
-/// The verifier each byte starts: the one definition the scan's skip table ([`ANCHOR`]) and
-/// its dispatch ([`at_anchor`]) both read. A rule whose first byte has no arm here is never
+/// The verifier each byte starts: the one definition the scan's gate tables (`gate.rs`, with
+/// [`gate_of`]) and its dispatch ([`at_anchor`]) both read. A rule whose first byte has no arm here is never
 /// looked for; the tests check every rule is found from the anchor it names. The dispatch
 /// matches on this function of the byte (not on a table entry), so the compiler sees the
 /// byte behind each arm, as a match on the byte itself would let it.
 #[inline(always)]
-const fn verifier_of(b: u8) -> Verifier {
+pub(super) const fn verifier_of(b: u8) -> Verifier {
     match b {
         b's' => Verifier::AtS,
         b'r' => Verifier::StripeRestricted,
@@ -113,16 +118,100 @@ const fn verifier_of(b: u8) -> Verifier {
     }
 }
 
-/// [`verifier_of`] as a byte table: whether a byte can begin a rule costs one lookup.
-static ANCHOR: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = !matches!(verifier_of(b as u8), Verifier::Skip);
-        b += 1;
+/// What the byte before an anchor must not be for its verifier to look further.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Before {
+    /// Anything (and the start of the text).
+    Any,
+    /// A letter or digit: the verifier wants a word start (`Bearer`, `data:`).
+    NotAlnum,
+    /// A token character `[A-Za-z0-9_-]` (see `left_boundary`): a token starts here.
+    NotToken,
+    /// A token character or `.`, `/`, `+`: a number starts here (not `v1.2`, `a/1`).
+    NotNumberPart,
+}
+
+impl Before {
+    /// Whether `b` may precede the anchor.
+    pub(super) const fn allows(self, b: u8) -> bool {
+        match self {
+            Before::Any => true,
+            Before::NotAlnum => !b.is_ascii_alphanumeric(),
+            Before::NotToken => !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+            Before::NotNumberPart => {
+                !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/' | b'+'))
+            }
+        }
     }
-    t
-};
+}
+
+/// The bytes around an anchor that its verifier needs before it does anything: elsewhere
+/// it returns at its first checks (no finding, no skip ahead), so the scan need not call
+/// it. `next` lists the bytes that may follow the anchor (empty: any).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Gate {
+    pub before: Before,
+    pub next: &'static [u8],
+}
+
+/// Each verifier's [`Gate`], read off its first checks (the test
+/// `a_verifier_outside_its_gate_does_nothing` tries every byte before and after every
+/// sample's anchor). The start of the text passes every `before`.
+pub(super) const fn gate_of(v: Verifier) -> Gate {
+    const fn gate(before: Before, next: &'static [u8]) -> Gate {
+        Gate { before, next }
+    }
+    match v {
+        // Nothing starts here (the scan never asks).
+        Verifier::Skip => gate(Before::Any, b""),
+        // `left_boundary`, then `sha...-` or `sk-`, `sk_live_` ...
+        Verifier::AtS => gate(Before::NotToken, b"hk"),
+        Verifier::StripeRestricted => gate(Before::NotToken, b"k"),
+        Verifier::StripeWebhook => gate(Before::NotToken, b"h"),
+        // `ghp_` ..., `github_pat_`.
+        Verifier::Github => gate(Before::NotToken, b"hi"),
+        // `AIza` and the AWS prefixes (AKIA, ASIA, AGPA, AIDA, AROA, AIPA, ANPA, ANVA, ABIA,
+        // ACCA).
+        Verifier::AtUpperA => gate(Before::NotToken, b"BCGIKNRS"),
+        Verifier::Slack => gate(Before::NotToken, b"ao"),
+        Verifier::Jwt => gate(Before::NotToken, b"y"),
+        // `-----BEGIN` (anywhere), `--password`, MySQL's `-p`.
+        Verifier::Dash => gate(Before::Any, b"-p"),
+        Verifier::AuthScheme => gate(Before::NotAlnum, b"aAeE"),
+        Verifier::OpenaiInfix => gate(Before::Any, b"3"),
+        Verifier::SlackWebhook => gate(Before::Any, b"o"),
+        // A key before the separator is read backwards over spaces and quotes: always asked.
+        Verifier::Colon | Verifier::KeyValue | Verifier::Email => gate(Before::Any, b""),
+        Verifier::DataUri => gate(Before::NotAlnum, b"a"),
+        Verifier::Digits => gate(Before::NotNumberPart, b""),
+    }
+}
+
+/// Whether the verifier at `cur` can do anything with `prev` before it and `next` after it:
+/// what the gate tables compute (the start of the text is a `prev` of `b' '`, the end a
+/// `next` of 0), written out for the tests to check them against.
+#[cfg(test)]
+pub(super) const fn passes(prev: u8, cur: u8, next: u8) -> bool {
+    let v = verifier_of(cur);
+    if matches!(v, Verifier::Skip) {
+        return false;
+    }
+    let g = gate_of(v);
+    if !g.before.allows(prev) {
+        return false;
+    }
+    if g.next.is_empty() {
+        return true;
+    }
+    let mut k = 0;
+    while k < g.next.len() {
+        if g.next[k] == next {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
 
 /// Appends every finding in `s` to `out` (unsorted, possibly overlapping).
 ///
@@ -145,9 +234,10 @@ pub(crate) fn scan(s: &[u8], cfg: &Cfg, out: &mut Vec<Finding>) {
     }
 }
 
-/// Runs the verifiers at every anchor byte from `from` to `until`; returns where the scan
-/// stopped (past `until` when a finding runs on). The one place [`at_anchor`] is inlined, so
-/// that each verifier keeps a single call site and is inlined into this loop too.
+/// Runs the verifiers at every position from `from` to `until` that passes its gate;
+/// returns where the scan stopped (past `until` when a finding runs on). The one place
+/// [`at_anchor`] is inlined, so that each verifier keeps a single call site and is inlined
+/// into this loop too.
 fn scan_range(
     s: &[u8],
     from: usize,
@@ -159,9 +249,9 @@ fn scan_range(
 ) -> usize {
     let mut i = from;
     while i < until {
-        if !ANCHOR[s[i] as usize] {
-            i += 1;
-            continue;
+        i = next_stop(s, i, until);
+        if i >= until {
+            break;
         }
         let next = at_anchor(s, i, cfg, out, memo, data);
         i = match next {
@@ -170,6 +260,19 @@ fn scan_range(
         };
     }
     i
+}
+
+/// The next position from `i` (before `until`) whose gate passes, else `until`. The tests
+/// can make it every anchor byte, as the scan was before the gates, to compare the two.
+#[inline(always)]
+fn next_stop(s: &[u8], i: usize, until: usize) -> usize {
+    #[cfg(test)]
+    if tests::EVERY_ANCHOR.with(std::cell::Cell::get) {
+        return (i..until)
+            .find(|&k| verifier_of(s[k]) != Verifier::Skip)
+            .unwrap_or(until);
+    }
+    gate::next(s, i, until)
 }
 
 /// Runs the verifier the byte at `i` starts ([`verifier_of`]): the findings it makes, and
@@ -1178,6 +1281,175 @@ fn digits(s: &[u8], i: usize, cfg: &Cfg, out: &mut Vec<Finding>) -> Option<usize
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Run a verifier at every anchor byte (see `next_stop`).
+        pub(super) static EVERY_ANCHOR: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// The findings of `s` with the gates, and without them.
+    fn gated_and_not(s: &[u8], cfg: &Cfg) -> (Vec<Finding>, Vec<Finding>) {
+        let mut gated = Vec::new();
+        scan(s, cfg, &mut gated);
+        EVERY_ANCHOR.with(|e| e.set(true));
+        let mut every = Vec::new();
+        scan(s, cfg, &mut every);
+        EVERY_ANCHOR.with(|e| e.set(false));
+        (gated, every)
+    }
+
+    /// A verifier does nothing (no finding, no skip ahead) where its gate is shut: every
+    /// byte is tried before and after each position of each sample where it does something.
+    #[test]
+    fn a_verifier_outside_its_gate_does_nothing() {
+        let cfg = cfg_all();
+        let effect = |s: &[u8], i: usize| {
+            let mut out = Vec::new();
+            let next = at_anchor(s, i, &cfg, &mut out, &mut Memo::default(), true);
+            (out, next.filter(|&n| n > i + 1))
+        };
+        let mut tried = 0;
+        for (_, text, _) in anchored_samples() {
+            let text = text.as_bytes();
+            for i in 0..text.len() {
+                if effect(text, i) == (vec![], None) {
+                    continue;
+                }
+                for (side, at) in [(0, i.wrapping_sub(1)), (1, i + 1)] {
+                    if at >= text.len() {
+                        continue;
+                    }
+                    for b in 0..=255u8 {
+                        let mut t = text.to_vec();
+                        t[at] = b;
+                        let prev = if i == 0 { b' ' } else { t[i - 1] };
+                        let next = t.get(i + 1).copied().unwrap_or(0);
+                        if !passes(prev, t[i], next) {
+                            tried += 1;
+                            assert_eq!(
+                                effect(&t, i),
+                                (vec![], None),
+                                "{} at {i} (byte {} set to {b})",
+                                String::from_utf8_lossy(&t),
+                                ["before", "after"][side]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(tried > 5_000, "{tried}");
+    }
+
+    /// Random texts built from pieces of secrets, keys, numbers and separators: the scan
+    /// finds the same with its gates as with a verifier at every anchor byte.
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn gates_change_no_finding() {
+        const PIECES: &[&str] = &[
+            "sk-",
+            "sk-ant-",
+            "sk_live_",
+            "rk_test_",
+            "whsec_",
+            "ghp_",
+            "github_pat_",
+            "AKIA",
+            "AIza",
+            "xoxb-",
+            "xapp-",
+            "eyJ",
+            "-----BEGIN PRIVATE KEY-----\n",
+            "-----END ",
+            "--password ",
+            " -p",
+            "mysql ",
+            "Bearer ",
+            "basic ",
+            "T3BlbkFJ",
+            "hooks.slack.com/",
+            "services/",
+            "://",
+            "user:",
+            "pw@",
+            "password=",
+            "token: ",
+            "\"secret\": \"",
+            "'key' => ",
+            "data:image/png;base64,",
+            "sha512-",
+            "4111 1111 1111 1111",
+            "123-45-6789",
+            "378652206918429",
+            "bob@corp.example.com",
+            "@",
+            ":",
+            "=",
+            "-",
+            "_",
+            ".",
+            "/",
+            "+",
+            " ",
+            "  ",
+            "\n",
+            "\t",
+            "\"",
+            "'",
+            "\\",
+            "%3D",
+            "é",
+            "[REDACTED:x]",
+            "{",
+            "}",
+            "[",
+            "]",
+            "0",
+            "7",
+            "v1.2.3",
+            "export ",
+            "Cookie: ",
+            "Authorization: ",
+            "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5",
+            "K4XuegoqSLGG",
+            "abcdefghij",
+            "ZZZZ",
+            "Compiling crate-12 v0.3.1 (/work/src/crate-12)",
+            "sh",
+            "ey",
+            "gi",
+            "xo",
+            "do",
+        ];
+        let mut cfg = cfg_all();
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rand = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let rounds = if cfg!(target_arch = "wasm32") {
+            400
+        } else {
+            4000
+        };
+        for round in 0..rounds {
+            let mut text = String::new();
+            for _ in 0..(rand() % 60) {
+                text.push_str(PIECES[(rand() % PIECES.len() as u64) as usize]);
+            }
+            cfg.enabled[Rule::CardNumber as usize] = round % 3 != 0;
+            let (gated, every) = gated_and_not(text.as_bytes(), &cfg);
+            assert_eq!(gated, every, "{text:?}");
+        }
+        // And the hand-picked samples, with every rule found.
+        for (_, text, _) in anchored_samples() {
+            let (gated, every) = gated_and_not(text.as_bytes(), &cfg_all());
+            assert_eq!(gated, every, "{text:?}");
+        }
+    }
 
     fn cfg_all() -> Cfg {
         Cfg {
@@ -1285,7 +1557,7 @@ mod tests {
         let samples = anchored_samples();
         for (anchor, text, rule) in &samples {
             assert!(
-                ANCHOR[*anchor as usize],
+                verifier_of(*anchor) != Verifier::Skip,
                 "{rule:?}: {:?} is not an anchor byte",
                 *anchor as char
             );
@@ -1314,7 +1586,7 @@ mod tests {
 
     #[test]
     fn a_data_uri_payload_is_skipped_from_its_anchor() {
-        assert!(ANCHOR[b'd' as usize]);
+        assert!(passes(b' ', b'd', b'a'));
         assert_eq!(verifier_of(b'd'), Verifier::DataUri);
         // Past the payload's first 128 bytes, a key id lookalike is image data.
         let text = format!(

@@ -427,8 +427,10 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// `m` of `src[start..end]`, without reading it when the source is ASCII.
-    #[inline]
+    /// `m` of `src[start..end]`, without reading it when the source is ASCII. Always
+    /// inlined: it is called once per line, and in wasm the call cost more than the
+    /// subtraction it usually is (2% of packing a 4 MiB log).
+    #[inline(always)]
     pub fn measure(&self, start: usize, end: usize) -> usize {
         if self.ascii {
             end - start
