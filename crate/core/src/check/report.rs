@@ -686,6 +686,34 @@ impl ReportBuilder {
         });
     }
 
+    /// The bytes the builder holds, by structure (capacities), for
+    /// `examples/check_memory.rs`.
+    pub(super) fn held_bytes(&self) -> Vec<(&'static str, usize)> {
+        let mut out = Vec::new();
+        self.rows.held_bytes(&mut out);
+        out.push((
+            "facts: nodes",
+            self.nodes.capacity() * std::mem::size_of::<Node>(),
+        ));
+        out.push(("facts: ids", self.ids.capacity()));
+        out.push(("facts: parent ids", self.parents.held_bytes()));
+        let lengths = |l: &Lengths| match l {
+            Lengths::Narrow(v) => v.capacity() * 4,
+            Lengths::Wide(v) => v.capacity() * 8,
+        };
+        out.push((
+            "facts: tool lengths",
+            (self.tools.iter())
+                .map(|t| lengths(&t.observed) + lengths(&t.injected))
+                .sum(),
+        ));
+        out.push((
+            "facts: flagged children",
+            self.flagged_children.capacity() * std::mem::size_of::<(Label, u32, Status)>(),
+        ));
+        out
+    }
+
     pub fn finish(mut self) -> Report {
         let nothing_checked = (self.counts.total == 0).then(|| self.nothing_checked());
         let mut rows = std::mem::take(&mut self.rows);
