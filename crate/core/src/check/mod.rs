@@ -16,6 +16,7 @@
 //! assert!(render::table(&report).ends_with("# silent_clip=1 incomplete=0 total=2\n"));
 //! ```
 
+mod blocks;
 mod classify;
 mod compare;
 pub mod render;

@@ -29,14 +29,12 @@
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::blocks::Blocks;
 use super::classify::{clip_ratio, Status};
 use super::report::Row;
 use crate::intern::Interner;
 use crate::record::Join;
 
-/// Row offsets per block: blocks never move once allocated, so the offsets grow without the
-/// doubling (and copying) of one large vector.
-const BLOCK_ROWS: usize = 4096;
 /// Bytes per arena chunk (a row longer than this gets a chunk of its own).
 const CHUNK_BYTES: usize = 1 << 20;
 /// Texts shared between rows: at most this many distinct ones, each at most
@@ -122,8 +120,8 @@ fn derived_clip_ratio(observed: Option<u64>, injected: Option<u64>) -> Option<f6
 /// The rows of a report in priority order (worst first, then by line).
 #[derive(Clone, Default)]
 pub struct Rows {
-    /// Where each row's record starts in its arena chunk, in blocks of [`BLOCK_ROWS`].
-    offsets: Vec<Vec<u32>>,
+    /// Where each row's record starts in its arena chunk.
+    offsets: Blocks<u32>,
     /// The first row of each arena chunk (rows are written to the chunks in row order).
     chunk_rows: Vec<u32>,
     arena: Vec<String>,
@@ -468,14 +466,7 @@ impl Rows {
             crate::bytes::push_str(arena, item);
         }
 
-        match self.offsets.last_mut() {
-            Some(block) if block.len() < BLOCK_ROWS => block.push(offset),
-            _ => {
-                let mut block = Vec::with_capacity(BLOCK_ROWS);
-                block.push(offset);
-                self.offsets.push(block);
-            }
-        }
+        self.offsets.push(offset);
         self.len += 1;
     }
 
@@ -517,10 +508,9 @@ impl Rows {
     /// gave out), for `examples/check_memory.rs`.
     #[doc(hidden)]
     pub fn held_bytes(&self, out: &mut Vec<(&'static str, usize)>) {
-        let offsets: usize = self.offsets.iter().map(Vec::capacity).sum();
         out.push((
             "rows: offsets",
-            offsets * 4 + self.chunk_rows.capacity() * 4,
+            self.offsets.held_bytes() + self.chunk_rows.capacity() * 4,
         ));
         out.push((
             "rows: records (arena)",
@@ -537,7 +527,7 @@ impl Rows {
             .chunk_rows
             .partition_point(|&first| first as usize <= at)
             - 1;
-        let offset = self.offsets[at / BLOCK_ROWS][at % BLOCK_ROWS] as usize;
+        let offset = self.offsets[at] as usize;
         let text = &self.arena[chunk][offset..];
         (text.as_bytes(), text)
     }
