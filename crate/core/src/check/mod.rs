@@ -21,6 +21,7 @@ mod classify;
 mod compare;
 pub mod render;
 mod report;
+mod rollups;
 mod rows;
 mod stream;
 
@@ -35,5 +36,6 @@ pub use report::{
     BuilderStats, CheckOptions, ClipHistogram, Counts, Limits, NotKept, Report, ReportBuilder,
     Rollup, Row, ToolStats, MAX_LISTED, MAX_ROLLUP_EXAMPLES, ROW_BYTES, SPAN_FACT_BYTES,
 };
+pub use rollups::Rollups;
 pub use rows::{RowRef, Rows, TextIter, TextList};
 pub use stream::{check_bytes, Checker};

@@ -8,6 +8,7 @@
 use crate::intern::Interner;
 
 use super::blocks::{Blocks, TextBlocks};
+use super::rollups::Rollups;
 use super::rows::{NewRow, Rows, PACKED_BYTES};
 
 use serde::{Deserialize, Serialize};
@@ -272,7 +273,9 @@ pub struct Report {
     pub clip_histogram: ClipHistogram,
     pub tools: Vec<ToolStats>,
     pub builders: Vec<BuilderStats>,
-    pub rollup: Vec<Rollup>,
+    /// Parents whose own span looks fine while their subtree holds a failure, kept
+    /// compactly (see [`Rollups`]).
+    pub rollup: Rollups,
     /// Whether the rows list is only the flagged rows.
     pub flagged_only: bool,
     /// When the input held no tool call at all: one line saying that nothing was checked and
@@ -929,9 +932,9 @@ impl ReportBuilder {
     /// parent, each ancestor keeping the first [`MAX_ROLLUP_EXAMPLES`] failing descendants
     /// (in input order) as examples. A parent cycle in bad data charges every span on the
     /// cycle with all that reaches it, once, and never loops.
-    fn rollup(&self, flagged: &Blocks<Flagged>) -> Vec<Rollup> {
+    fn rollup(&self, flagged: &Blocks<Flagged>) -> Rollups {
         if flagged.len() == 0 {
-            return Vec::new();
+            return Rollups::default();
         }
         let parent_nodes = self.parent_nodes();
         let next =
@@ -1008,26 +1011,33 @@ impl ReportBuilder {
                 slot.examples.clone_from(&examples);
             }
         }
-        let mut list: Vec<Rollup> = Vec::new();
-        for slot in slots {
+        // The entries' order first, from what sorts them (line, then id), so each entry is
+        // built and stored once, in place, and no list of them is ever held whole.
+        let mut order: Vec<(Option<u64>, u32)> = Vec::new();
+        for (s, slot) in slots.iter().enumerate() {
             let node = parent_nodes[slot.pid as usize];
             let own = node.and_then(|n| self.nodes[n as usize].status());
-            if own.is_some_and(Status::fails_run) {
-                continue;
+            if !own.is_some_and(Status::fails_run) {
+                order.push((node.map(|n| self.line_of(n)), s as u32));
             }
-            let mut entry = self.rollup_entry(slot.pid, node);
+        }
+        let id = |s: u32| self.parents.name(slots[s as usize].pid).as_bytes();
+        crate::sort::sort_by(&mut order, |a, b| {
+            (a.0.is_none(), a.0)
+                .cmp(&(b.0.is_none(), b.0))
+                .then_with(|| crate::bytes::cmp(id(a.1), id(b.1)))
+        });
+        let mut list = Rollups::with_capacity(order.len());
+        for (_, s) in order {
+            let slot = &slots[s as usize];
+            let mut entry = self.rollup_entry(slot.pid, parent_nodes[slot.pid as usize]);
             entry.silent_clip = slot.silent;
             entry.incomplete = slot.incomplete;
             entry.flagged = (slot.examples.iter())
                 .map(|&i| self.label(flagged[i as usize].label()))
                 .collect();
-            list.push(entry);
+            list.push(&entry);
         }
-        crate::sort::sort_by(&mut list, |a, b| {
-            (a.line.is_none(), a.line)
-                .cmp(&(b.line.is_none(), b.line))
-                .then_with(|| crate::bytes::cmp(a.span_id.as_bytes(), b.span_id.as_bytes()))
-        });
         list
     }
 

@@ -64,7 +64,7 @@ const MORE: u8 = 0x40;
 /// but the last: ASCII, so the arena stays a `String`. A value below 64 takes one byte,
 /// below 2^18 three, a `u64` at most eleven.
 #[inline]
-fn put(out: &mut String, mut value: u64) {
+pub(super) fn put(out: &mut String, mut value: u64) {
     while value > SIX_BITS {
         out.push(char::from((value & SIX_BITS) as u8 | MORE));
         value >>= 6;
@@ -74,7 +74,7 @@ fn put(out: &mut String, mut value: u64) {
 
 /// Reads what [`put`] wrote at `*at`, moving `at` past it.
 #[inline]
-fn get(bytes: &[u8], at: &mut usize) -> u64 {
+pub(super) fn get(bytes: &[u8], at: &mut usize) -> u64 {
     let mut value = 0u64;
     let mut shift = 0;
     loop {
