@@ -819,27 +819,34 @@ impl ReportBuilder {
 
     pub fn finish(mut self) -> Report {
         let nothing_checked = (self.counts.total == 0).then(|| self.nothing_checked());
-        let mut rows = std::mem::take(&mut self.rows);
-        rows.sort();
-        let flagged = std::mem::take(&mut self.flagged_children);
-        let rollup = self.rollup(&flagged);
-        drop(flagged);
-        let counts = self.counts;
-        let silent_clips_per_100 = if counts.total == 0 {
-            0.0
-        } else {
-            counts.silent_clip as f64 * 100.0 / counts.total as f64
-        };
-        let mut tools: Vec<ToolStats> = (self.tool_names.into_names().into_iter())
-            .zip(self.tools)
-            .map(|(name, mut acc)| ToolStats {
-                name: name.into(),
+        // Wasm memory never shrinks, so the order of these steps sets the peak: the tool
+        // medians first, each tool's lengths freed once its medians are taken; the rollup
+        // next, then the span facts are freed; the rows' order last, in blocks that fit
+        // where the freed ones were.
+        let mut tools: Vec<ToolStats> = (std::mem::take(&mut self.tools).into_iter())
+            .enumerate()
+            .map(|(t, mut acc)| ToolStats {
+                name: self.tool_names.name(t as u32).to_string(),
                 spans: acc.spans,
                 median_observed_bytes: acc.observed.median(),
                 median_injected_bytes: acc.injected.median(),
             })
             .collect();
         crate::sort::sort_by(&mut tools, |a, b| a.name.cmp(&b.name));
+        let flagged = std::mem::take(&mut self.flagged_children);
+        let rollup = self.rollup(&flagged);
+        drop(flagged);
+        drop(std::mem::take(&mut self.nodes));
+        drop(std::mem::take(&mut self.ids));
+        drop(std::mem::take(&mut self.parents));
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort();
+        let counts = self.counts;
+        let silent_clips_per_100 = if counts.total == 0 {
+            0.0
+        } else {
+            counts.silent_clip as f64 * 100.0 / counts.total as f64
+        };
         let no_builder = (self.no_builder.0 > 0).then_some((None, self.no_builder));
         let mut builders: Vec<BuilderStats> = (self.builder_names.into_names().into_iter())
             .zip(self.builders)

@@ -128,9 +128,10 @@ pub struct Rows {
     len: usize,
     /// Short texts that repeat across rows, stored once.
     shared: Interner,
-    /// The report's order: indexes of records. Empty while rows are being added (then the
-    /// order is the arrival order).
-    order: Vec<u32>,
+    /// The report's order: indexes of records, in blocks (made at the end of a check, when
+    /// memory peaks, they fit where the builder's freed blocks were). Empty while rows are
+    /// being added, and when the arrival order is the report's.
+    order: Blocks<u32>,
 }
 
 /// A list of texts of one row (its detail, warnings or notes).
@@ -335,7 +336,7 @@ impl Rows {
 
     /// Row `i` in the report's order, borrowed.
     pub fn get(&self, i: usize) -> Option<RowRef<'_>> {
-        let at = if self.order.is_empty() {
+        let at = if self.order.len() == 0 {
             i
         } else {
             *self.order.get(i)? as usize
@@ -479,21 +480,27 @@ impl Rows {
         }
         // The status of every row, a byte each, read once from the records.
         let statuses: Vec<u8> = (0..n).map(|i| self.record(i).0[0]).collect();
-        let mut order: Vec<u32> = Vec::with_capacity(n);
+        let line = |i: u32| {
+            let (bytes, _) = self.record(i as usize);
+            get(bytes, &mut 3)
+        };
+        let mut order: Blocks<u32> = Blocks::default();
         for status in 0..Status::ALL.len() as u8 {
             let start = order.len();
-            order.extend(
-                (statuses.iter().enumerate())
-                    .filter(|&(_, &s)| s == status)
-                    .map(|(i, _)| i as u32),
-            );
-            let bucket = &mut order[start..];
-            let line = |i: u32| {
-                let (bytes, _) = self.record(i as usize);
-                get(bytes, &mut 3)
-            };
-            if !bucket.windows(2).all(|w| line(w[0]) <= line(w[1])) {
-                crate::sort::sort_by_key(bucket, |&i| line(i));
+            let mut sorted = true;
+            let mut last = 0;
+            for (i, _) in (statuses.iter().enumerate()).filter(|&(_, &s)| s == status) {
+                let line = line(i as u32);
+                sorted &= order.len() == start || last <= line;
+                last = line;
+                order.push(i as u32);
+            }
+            if !sorted {
+                let mut bucket: Vec<u32> = (start..order.len()).map(|k| order[k]).collect();
+                crate::sort::sort_by_key(&mut bucket, |&i| line(i));
+                for (k, i) in (start..).zip(bucket) {
+                    order[k] = i;
+                }
             }
         }
         drop(statuses);
@@ -517,7 +524,7 @@ impl Rows {
             self.arena.iter().map(String::capacity).sum(),
         ));
         out.push(("rows: shared texts", self.shared.held_bytes()));
-        out.push(("rows: order", self.order.capacity() * 4));
+        out.push(("rows: order", self.order.held_bytes()));
     }
 
     /// Record `at` (in arrival order) to the end of its chunk, and its chunk's text.
@@ -843,5 +850,36 @@ mod tests {
             }
             assert_eq!(&got, want);
         }
+    }
+
+    #[test]
+    fn sort_puts_statuses_worst_first_then_lines_in_order() {
+        let mut rows = Rows::default();
+        let arrivals = [
+            (9, Status::Ok),
+            (4, Status::SilentClip),
+            (7, Status::Ok),
+            (2, Status::Clipped),
+            (1, Status::SilentClip),
+            (3, Status::Ok),
+        ];
+        for (line, status) in arrivals {
+            let mut row = new_row(line, [None; FIELDS], &[]);
+            row.status = status;
+            rows.push(row);
+        }
+        rows.sort();
+        let got: Vec<(u64, Status)> = rows.iter().map(|r| (r.line, r.status)).collect();
+        assert_eq!(
+            got,
+            [
+                (1, Status::SilentClip),
+                (4, Status::SilentClip),
+                (2, Status::Clipped),
+                (3, Status::Ok),
+                (7, Status::Ok),
+                (9, Status::Ok),
+            ]
+        );
     }
 }
