@@ -301,16 +301,16 @@ struct ToolAcc {
     injected: Lengths,
 }
 
-/// Every length of one tool, for its median: 4 bytes each until one does not fit in 32 bits
-/// (a tool output of 4 GiB), 8 from then on.
+/// Every length of one tool, for its median: 4 bytes each, in blocks that never double,
+/// until one does not fit in 32 bits (a tool output of 4 GiB), 8 from then on.
 enum Lengths {
-    Narrow(Vec<u32>),
+    Narrow(Blocks<u32>),
     Wide(Vec<u64>),
 }
 
 impl Default for Lengths {
     fn default() -> Self {
-        Lengths::Narrow(Vec::new())
+        Lengths::Narrow(Blocks::default())
     }
 }
 
@@ -323,6 +323,7 @@ impl Lengths {
                 Ok(v) => values.push(v),
                 Err(_) => {
                     let mut wide: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+
                     wide.push(value);
                     *self = Lengths::Wide(wide);
                 }
@@ -331,9 +332,13 @@ impl Lengths {
         }
     }
 
+    /// The median, from a contiguous copy of the values (one tool's, while the memory of
+    /// those already taken is free again).
     fn median(&mut self) -> Option<f64> {
         match self {
-            Lengths::Narrow(values) => median(values, f64::from),
+            Lengths::Narrow(values) => {
+                median(&mut values.iter().copied().collect::<Vec<u32>>(), f64::from)
+            }
             Lengths::Wide(values) => median(values, |v| v as f64),
         }
     }
@@ -801,7 +806,7 @@ impl ReportBuilder {
         out.push(("facts: ids", self.ids.held_bytes()));
         out.push(("facts: parent ids", self.parents.held_bytes()));
         let lengths = |l: &Lengths| match l {
-            Lengths::Narrow(v) => v.capacity() * 4,
+            Lengths::Narrow(v) => v.held_bytes(),
             Lengths::Wide(v) => v.capacity() * 8,
         };
         out.push((
