@@ -201,7 +201,8 @@ pub struct CheckOptions {
 #[serde(default)]
 pub struct Limits {
     /// Per-span facts for the rollup and the summaries: [`SPAN_FACT_BYTES`] per span plus
-    /// its id, plus each new tool name, builder version and parent id. Default 384 MiB.
+    /// its id, plus each new tool name, builder version and parent id. Default 384 MiB; at
+    /// most 4 GiB is kept whatever this says (the facts are placed by 32-bit offsets).
     pub fact_bytes: u64,
     /// Listed rows: [`ROW_BYTES`] per row plus its text fields. Default 256 MiB.
     pub row_bytes: u64,
