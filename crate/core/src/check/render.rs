@@ -153,6 +153,10 @@ pub fn table_tail(report: &Report) -> String {
             nk.spans
         );
     }
+    // One line per entry: its id and labels (within its record's bytes) and at most 80
+    // bytes around them, reserved at once rather than doubled into (a run with a hundred
+    // thousand rollup parents makes a 15 MB tail, held beside the report at the peak).
+    out.reserve(report.rollup.record_bytes() + 80 * report.rollup.len());
     for r in report.rollup.iter() {
         let unlisted = (r.silent_clip + r.incomplete).saturating_sub(r.flagged.len() as u64);
         let more = if unlisted > 0 {

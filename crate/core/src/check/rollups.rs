@@ -87,6 +87,12 @@ impl Rollups {
         })
     }
 
+    /// Bytes of every record together: their texts and a few bytes each, to size what is
+    /// rendered from them.
+    pub fn record_bytes(&self) -> usize {
+        self.text.len()
+    }
+
     /// Every entry, in order, with owned fields.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Rollup> + '_ {
         (0..self.len()).map(move |i| self.get(i).expect("index within len"))
