@@ -109,6 +109,13 @@ impl Interner {
             .collect()
     }
 
+    /// The bytes this table holds (capacities).
+    pub fn held_bytes(&self) -> usize {
+        self.text.capacity()
+            + self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.slots.capacity() * 4
+    }
+
     #[inline(always)]
     fn bytes(&self, e: &Entry) -> &[u8] {
         &self.text.as_bytes()[e.range()]

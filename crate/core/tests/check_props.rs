@@ -260,14 +260,15 @@ fn rollup_names_fine_parents_of_failing_children() {
 {"span_id":"loop-b","parent_id":"loop-a","name":"y","observed_bytes":1,"injected_bytes":1,"injected_tokens":1}
 "#;
     let r = check_bytes(input, CheckOptions::default());
-    let ids: Vec<_> = r.rollup.iter().map(|e| e.span_id.as_str()).collect();
+    let rollup = r.rollup.to_vec();
+    let ids: Vec<_> = rollup.iter().map(|e| e.span_id.as_str()).collect();
     // Both ancestors of the silent clip; the absent turn of the open span; the cycle ends.
     assert_eq!(ids, ["agent", "child", "loop-b", "turn-9"]);
-    assert_eq!(r.rollup[0].silent_clip, 1);
-    assert_eq!(r.rollup[0].flagged, ["read"]);
-    assert_eq!(r.rollup[0].own_status, Some(Status::Ok));
-    assert_eq!(r.rollup[3].own_status, None);
-    assert_eq!(r.rollup[3].incomplete, 1);
+    assert_eq!(rollup[0].silent_clip, 1);
+    assert_eq!(rollup[0].flagged, ["read"]);
+    assert_eq!(rollup[0].own_status, Some(Status::Ok));
+    assert_eq!(rollup[3].own_status, None);
+    assert_eq!(rollup[3].incomplete, 1);
 }
 
 #[test]

@@ -149,8 +149,8 @@ fn rows_say_how_they_were_joined_and_why() {
     assert!(row("70010000000000a3").notes[0].contains("[REDACTED]"));
 
     // The rollup walks through agent spans to every ancestor.
-    let parents: Vec<(&str, Option<Status>, u64)> = report
-        .rollup
+    let rollup = report.rollup.to_vec();
+    let parents: Vec<(&str, Option<Status>, u64)> = rollup
         .iter()
         .map(|r| (r.span_id.as_str(), r.own_status, r.silent_clip))
         .collect();

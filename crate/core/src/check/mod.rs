@@ -16,10 +16,12 @@
 //! assert!(render::table(&report).ends_with("# silent_clip=1 incomplete=0 total=2\n"));
 //! ```
 
+mod blocks;
 mod classify;
 mod compare;
 pub mod render;
 mod report;
+mod rollups;
 mod rows;
 mod stream;
 
@@ -34,5 +36,6 @@ pub use report::{
     BuilderStats, CheckOptions, ClipHistogram, Counts, Limits, NotKept, Report, ReportBuilder,
     Rollup, Row, ToolStats, MAX_LISTED, MAX_ROLLUP_EXAMPLES, ROW_BYTES, SPAN_FACT_BYTES,
 };
+pub use rollups::Rollups;
 pub use rows::{RowRef, Rows, TextIter, TextList};
 pub use stream::{check_bytes, Checker};

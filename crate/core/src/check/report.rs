@@ -7,6 +7,8 @@
 
 use crate::intern::Interner;
 
+use super::blocks::{Blocks, TextBlocks};
+use super::rollups::Rollups;
 use super::rows::{NewRow, Rows, PACKED_BYTES};
 
 use serde::{Deserialize, Serialize};
@@ -199,7 +201,8 @@ pub struct CheckOptions {
 #[serde(default)]
 pub struct Limits {
     /// Per-span facts for the rollup and the summaries: [`SPAN_FACT_BYTES`] per span plus
-    /// its id, plus each new tool name, builder version and parent id. Default 384 MiB.
+    /// its id, plus each new tool name, builder version and parent id. Default 384 MiB; at
+    /// most 4 GiB is kept whatever this says (the facts are placed by 32-bit offsets).
     pub fact_bytes: u64,
     /// Listed rows: [`ROW_BYTES`] per row plus its text fields. Default 256 MiB.
     pub row_bytes: u64,
@@ -223,6 +226,10 @@ impl Default for Limits {
 /// The memory a kept span fact costs beyond its id: its rollup node and the two lengths the
 /// tool medians need.
 pub const SPAN_FACT_BYTES: u64 = (std::mem::size_of::<Node>() + 2 * 4) as u64;
+/// The facts kept never exceed this, whatever [`Limits::fact_bytes`] says: ids are placed
+/// by 32-bit offsets, and spans (each charged at least [`SPAN_FACT_BYTES`]) then number
+/// below 2^28, which the nodes' 29-bit name indexes hold.
+const MAX_FACT_BYTES: u64 = u32::MAX as u64;
 /// The memory a listed row costs beyond its texts (and 4 bytes per item of its lists).
 pub const ROW_BYTES: u64 = PACKED_BYTES;
 /// What a new entry of a name table (tool, builder, parent id) costs beyond its text.
@@ -267,7 +274,9 @@ pub struct Report {
     pub clip_histogram: ClipHistogram,
     pub tools: Vec<ToolStats>,
     pub builders: Vec<BuilderStats>,
-    pub rollup: Vec<Rollup>,
+    /// Parents whose own span looks fine while their subtree holds a failure, kept
+    /// compactly (see [`Rollups`]).
+    pub rollup: Rollups,
     /// Whether the rows list is only the flagged rows.
     pub flagged_only: bool,
     /// When the input held no tool call at all: one line saying that nothing was checked and
@@ -293,16 +302,16 @@ struct ToolAcc {
     injected: Lengths,
 }
 
-/// Every length of one tool, for its median: 4 bytes each until one does not fit in 32 bits
-/// (a tool output of 4 GiB), 8 from then on.
+/// Every length of one tool, for its median: 4 bytes each, in blocks that never double,
+/// until one does not fit in 32 bits (a tool output of 4 GiB), 8 from then on.
 enum Lengths {
-    Narrow(Vec<u32>),
+    Narrow(Blocks<u32>),
     Wide(Vec<u64>),
 }
 
 impl Default for Lengths {
     fn default() -> Self {
-        Lengths::Narrow(Vec::new())
+        Lengths::Narrow(Blocks::default())
     }
 }
 
@@ -315,6 +324,7 @@ impl Lengths {
                 Ok(v) => values.push(v),
                 Err(_) => {
                     let mut wide: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+
                     wide.push(value);
                     *self = Lengths::Wide(wide);
                 }
@@ -323,33 +333,102 @@ impl Lengths {
         }
     }
 
+    /// The median, from a contiguous copy of the values (one tool's, while the memory of
+    /// those already taken is free again).
     fn median(&mut self) -> Option<f64> {
         match self {
-            Lengths::Narrow(values) => median(values, f64::from),
+            Lengths::Narrow(values) => {
+                median(&mut values.iter().copied().collect::<Vec<u32>>(), f64::from)
+            }
             Lengths::Wide(values) => median(values, |v| v as f64),
         }
     }
 }
 
-/// What the rollup needs to know of every span that has an id. Spans are appended in input
-/// order and their ids to one shared text, with no per-span allocation or hashing: only the
-/// few ids that turn out to be parents are looked up, once, when the report is built.
+/// What the rollup needs to know of every span that has an id, in 16 bytes (a `Node` of
+/// `Option`s and a 64-bit line was 32 in wasm, 40 natively, and its vector doubled). Spans
+/// are appended in input order and their ids to one shared text, with no per-span
+/// allocation or hashing: only the few ids that turn out to be parents are looked up, once,
+/// when the report is built.
+#[derive(Clone, Copy)]
 struct Node {
-    /// Where this span's id ends in [`ReportBuilder::ids`] (it starts where the previous
-    /// node's ends).
-    id_end: usize,
-    parent: Option<u32>,
-    /// `None` for a span that is not a tool span (an agent or model call of a trace format).
-    status: Option<Status>,
-    line: u64,
-    name: NodeName,
+    /// Where this span's id starts in [`ReportBuilder::ids`] (it ends where the next node's
+    /// starts).
+    id_start: u32,
+    /// Its parent's index among the parent ids, or [`NO_PARENT`].
+    parent: u32,
+    /// Its line, or [`WIDE_LINE`] for a line past 32 bits (then in
+    /// [`ReportBuilder::wide_lines`]).
+    line: u32,
+    /// Bits 0-2: its status (the index in [`Status::ALL`]), or [`CONTEXT`] for a span that
+    /// is not a tool span (an agent or model call of a trace format); bits 3-31: its name,
+    /// an index into the tool names, or for a context span into the context span names.
+    tag: u32,
 }
 
-enum NodeName {
-    /// An index into the tools table.
-    Tool(u32),
-    /// An index into the names of context spans.
-    Other(u32),
+const NO_PARENT: u32 = u32::MAX;
+const WIDE_LINE: u32 = u32::MAX;
+const CONTEXT: u32 = 7;
+
+impl Node {
+    fn parent(&self) -> Option<u32> {
+        (self.parent != NO_PARENT).then_some(self.parent)
+    }
+    fn status(&self) -> Option<Status> {
+        Status::ALL.get((self.tag & 7) as usize).copied()
+    }
+    fn name(&self) -> u32 {
+        self.tag >> 3
+    }
+}
+
+/// A span that fails the run and has a parent, in 12 bytes: its label (a node, or a line
+/// for a span without an id), its parent and whether it is a silent clip or incomplete.
+#[derive(Clone, Copy)]
+struct Flagged {
+    parent: u32,
+    /// The label's node index, or the low 32 bits of its line.
+    low: u32,
+    /// Bit 31: the label is a line (then bits 0-29 are the line's high bits; no input has
+    /// 2^62 lines); bit 30: incomplete (else a silent clip).
+    high: u32,
+}
+
+const LINE_LABEL: u32 = 1 << 31;
+const INCOMPLETE: u32 = 1 << 30;
+const LINE_HIGH: u32 = !(LINE_LABEL | INCOMPLETE);
+
+impl Flagged {
+    fn new(label: Label, parent: u32, status: Status) -> Flagged {
+        let status = if status == Status::Incomplete {
+            INCOMPLETE
+        } else {
+            0
+        };
+        let (low, high) = match label {
+            Label::Node(n) => (n, 0),
+            Label::Line(line) => (line as u32, LINE_LABEL | ((line >> 32) as u32 & LINE_HIGH)),
+        };
+        Flagged {
+            parent,
+            low,
+            high: high | status,
+        }
+    }
+    fn label(&self) -> Label {
+        if self.high & LINE_LABEL == 0 {
+            Label::Node(self.low)
+        } else {
+            Label::Line(u64::from(self.high & LINE_HIGH) << 32 | u64::from(self.low))
+        }
+    }
+    fn status(&self) -> Status {
+        if self.high & INCOMPLETE != 0 {
+            Status::Incomplete
+        } else {
+            Status::SilentClip
+        }
+    }
 }
 
 /// Accumulates a report from lines or records. Used by the streaming checker and by the
@@ -378,12 +457,14 @@ pub struct ReportBuilder {
     no_builder: (u64, u64),
     parents: Interner,
     /// Every span with an id, in input order, and their ids end to end.
-    nodes: Vec<Node>,
-    ids: String,
+    nodes: Blocks<Node>,
+    ids: TextBlocks,
+    /// The lines of nodes whose line is past 32 bits, by node index.
+    wide_lines: Vec<(u32, u64)>,
     /// Names of the context spans (agents, turns, model calls) among the nodes.
     other_names: Vec<Box<str>>,
-    /// (label, parent, status) of every span that fails the run and has a parent.
-    flagged_children: Vec<(Label, u32, Status)>,
+    /// Every span that fails the run and has a parent.
+    flagged_children: Blocks<Flagged>,
     /// Bytes kept so far against [`Limits::fact_bytes`] and [`Limits::row_bytes`].
     fact_bytes: u64,
     row_bytes: u64,
@@ -438,7 +519,7 @@ impl ReportBuilder {
             let parent = (parent_id.as_deref())
                 .filter(|p| !p.is_empty())
                 .map(|p| self.parent(p));
-            let other = NodeName::Other(self.other_names.len() as u32);
+            let other = self.other_names.len() as u32;
             self.other_names.push(name.unwrap_or_default().into());
             self.node(id, parent, None, line, other);
         }
@@ -584,7 +665,8 @@ impl ReportBuilder {
     fn keep_facts(&mut self, line: u64, cost: u64) -> bool {
         // One comparison per span: once the budget is spent, `fact_bytes` is set past every
         // cost so the test fails for good.
-        if self.fact_bytes.saturating_add(cost) <= self.options.limits.fact_bytes {
+        let budget = self.options.limits.fact_bytes.min(MAX_FACT_BYTES);
+        if self.fact_bytes.saturating_add(cost) <= budget {
             self.fact_bytes += cost;
             return true;
         }
@@ -652,7 +734,7 @@ impl ReportBuilder {
 
         let parent = rec.parent_id.as_deref().map(|p| self.parent(p));
         if let Some(id) = rec.span_id.as_deref() {
-            self.node(id, parent, Some(status), line, NodeName::Tool(tool));
+            self.node(id, parent, Some(status), line, tool);
         }
         if status.fails_run() {
             if let Some(parent) = parent {
@@ -661,53 +743,116 @@ impl ReportBuilder {
                     Some(_) => Label::Node(self.nodes.len() as u32 - 1),
                     None => Label::Line(line),
                 };
-                let cost = std::mem::size_of::<(Label, u32, Status)>() as u64;
+                let cost = std::mem::size_of::<Flagged>() as u64;
                 self.fact_bytes = self.fact_bytes.saturating_add(cost);
-                self.flagged_children.push((label, parent, status));
+                self.flagged_children
+                    .push(Flagged::new(label, parent, status));
             }
         }
     }
 
+    /// Adds a node: `name` indexes the tool names for a tool span (`status` given), the
+    /// context span names otherwise. Within [`MAX_FACT_BYTES`], ids end before 4 GiB and
+    /// names number below 2^29.
     fn node(
         &mut self,
         id: &str,
         parent: Option<u32>,
         status: Option<Status>,
         line: u64,
-        name: NodeName,
+        name: u32,
     ) {
-        crate::bytes::push_str(&mut self.ids, id);
-        self.nodes.push(Node {
-            id_end: self.ids.len(),
-            parent,
-            status,
-            line,
-            name,
+        let id_start = self.ids.len() as u32;
+        self.ids.push(id);
+        let status = status.map_or(CONTEXT, |s| {
+            Status::ALL.iter().position(|&a| a == s).unwrap_or(0) as u32
         });
+        let narrow = u32::try_from(line).ok().filter(|&l| l != WIDE_LINE);
+        if narrow.is_none() {
+            self.wide_lines.push((self.nodes.len() as u32, line));
+        }
+        self.nodes.push(Node {
+            id_start,
+            parent: parent.unwrap_or(NO_PARENT),
+            line: narrow.unwrap_or(WIDE_LINE),
+            tag: name << 3 | status,
+        });
+    }
+
+    /// Node `n`'s line.
+    fn line_of(&self, n: u32) -> u64 {
+        match self.nodes[n as usize].line {
+            WIDE_LINE => {
+                let at = self.wide_lines.partition_point(|&(m, _)| m < n);
+                self.wide_lines[at].1
+            }
+            line => u64::from(line),
+        }
+    }
+
+    /// Node `n`'s id.
+    fn id_of(&self, n: u32) -> &str {
+        let n = n as usize;
+        let from = self.nodes[n].id_start as usize;
+        let to = (self.nodes.get(n + 1)).map_or(self.ids.len(), |next| next.id_start as usize);
+        self.ids.get(from, to)
+    }
+
+    /// The bytes the builder holds, by structure (capacities), for
+    /// `examples/check_memory.rs`.
+    pub(super) fn held_bytes(&self) -> Vec<(&'static str, usize)> {
+        let mut out = Vec::new();
+        self.rows.held_bytes(&mut out);
+        out.push(("facts: nodes", self.nodes.held_bytes()));
+        out.push(("facts: ids", self.ids.held_bytes()));
+        out.push(("facts: parent ids", self.parents.held_bytes()));
+        let lengths = |l: &Lengths| match l {
+            Lengths::Narrow(v) => v.held_bytes(),
+            Lengths::Wide(v) => v.capacity() * 8,
+        };
+        out.push((
+            "facts: tool lengths",
+            (self.tools.iter())
+                .map(|t| lengths(&t.observed) + lengths(&t.injected))
+                .sum(),
+        ));
+        out.push((
+            "facts: flagged children",
+            self.flagged_children.held_bytes(),
+        ));
+        out
     }
 
     pub fn finish(mut self) -> Report {
         let nothing_checked = (self.counts.total == 0).then(|| self.nothing_checked());
-        let mut rows = std::mem::take(&mut self.rows);
-        rows.sort();
-        let flagged = std::mem::take(&mut self.flagged_children);
-        let rollup = self.rollup(flagged);
-        let counts = self.counts;
-        let silent_clips_per_100 = if counts.total == 0 {
-            0.0
-        } else {
-            counts.silent_clip as f64 * 100.0 / counts.total as f64
-        };
-        let mut tools: Vec<ToolStats> = (self.tool_names.into_names().into_iter())
-            .zip(self.tools)
-            .map(|(name, mut acc)| ToolStats {
-                name: name.into(),
+        // Wasm memory never shrinks, so the order of these steps sets the peak: the tool
+        // medians first, each tool's lengths freed once its medians are taken; the rollup
+        // next, then the span facts are freed; the rows' order last, in blocks that fit
+        // where the freed ones were.
+        let mut tools: Vec<ToolStats> = (std::mem::take(&mut self.tools).into_iter())
+            .enumerate()
+            .map(|(t, mut acc)| ToolStats {
+                name: self.tool_names.name(t as u32).to_string(),
                 spans: acc.spans,
                 median_observed_bytes: acc.observed.median(),
                 median_injected_bytes: acc.injected.median(),
             })
             .collect();
         crate::sort::sort_by(&mut tools, |a, b| a.name.cmp(&b.name));
+        let flagged = std::mem::take(&mut self.flagged_children);
+        let rollup = self.rollup(&flagged);
+        drop(flagged);
+        drop(std::mem::take(&mut self.nodes));
+        drop(std::mem::take(&mut self.ids));
+        drop(std::mem::take(&mut self.parents));
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort();
+        let counts = self.counts;
+        let silent_clips_per_100 = if counts.total == 0 {
+            0.0
+        } else {
+            counts.silent_clip as f64 * 100.0 / counts.total as f64
+        };
         let no_builder = (self.no_builder.0 > 0).then_some((None, self.no_builder));
         let mut builders: Vec<BuilderStats> = (self.builder_names.into_names().into_iter())
             .zip(self.builders)
@@ -786,13 +931,9 @@ impl ReportBuilder {
     /// do not re-parent it).
     fn parent_nodes(&self) -> Vec<Option<u32>> {
         let mut found = vec![None; self.parents.len()];
-        let ids = self.ids.as_bytes();
-        let mut start = 0;
-        for (n, node) in self.nodes.iter().enumerate() {
-            let id = &ids[start..node.id_end];
-            start = node.id_end;
-            if let Some(pid) = self.parents.lookup(id) {
-                found[pid as usize].get_or_insert(n as u32);
+        for n in 0..self.nodes.len() as u32 {
+            if let Some(pid) = self.parents.lookup(self.id_of(n).as_bytes()) {
+                found[pid as usize].get_or_insert(n);
             }
         }
         found
@@ -804,18 +945,18 @@ impl ReportBuilder {
     /// parent, each ancestor keeping the first [`MAX_ROLLUP_EXAMPLES`] failing descendants
     /// (in input order) as examples. A parent cycle in bad data charges every span on the
     /// cycle with all that reaches it, once, and never loops.
-    fn rollup(&self, flagged: Vec<(Label, u32, Status)>) -> Vec<Rollup> {
-        if flagged.is_empty() {
-            return Vec::new();
+    fn rollup(&self, flagged: &Blocks<Flagged>) -> Rollups {
+        if flagged.len() == 0 {
+            return Rollups::default();
         }
         let parent_nodes = self.parent_nodes();
         let next =
-            |pid: u32| parent_nodes[pid as usize].and_then(|n| self.nodes[n as usize].parent);
+            |pid: u32| parent_nodes[pid as usize].and_then(|n| self.nodes[n as usize].parent());
         // The ancestors of failing spans, each once: a walk up stops at one already seen.
         let mut slot_of = vec![u32::MAX; self.parents.len()];
         let mut slots: Vec<Charge> = Vec::new();
-        for &(_, parent, _) in &flagged {
-            let mut current = Some(parent);
+        for f in flagged.iter() {
+            let mut current = Some(f.parent);
             while let Some(pid) = current {
                 if slot_of[pid as usize] != u32::MAX {
                     break;
@@ -825,9 +966,9 @@ impl ReportBuilder {
                 current = next(pid);
             }
         }
-        for (i, &(_, parent, status)) in flagged.iter().enumerate() {
-            let slot = &mut slots[slot_of[parent as usize] as usize];
-            slot.add(status, i as u32);
+        for (i, f) in flagged.iter().enumerate() {
+            let slot = &mut slots[slot_of[f.parent as usize] as usize];
+            slot.add(f.status(), i as u32);
         }
         // Child before parent (Kahn's order on the ancestor graph, where every span has at
         // most one parent): each slot hands its totals to its parent once.
@@ -883,52 +1024,57 @@ impl ReportBuilder {
                 slot.examples.clone_from(&examples);
             }
         }
-        let mut list: Vec<Rollup> = Vec::new();
-        for slot in slots {
+        // The entries' order first, from what sorts them (line, then id), so each entry is
+        // built and stored once, in place, and no list of them is ever held whole.
+        let mut order: Vec<(Option<u64>, u32)> = Vec::new();
+        for (s, slot) in slots.iter().enumerate() {
             let node = parent_nodes[slot.pid as usize];
-            let own = node.and_then(|n| self.nodes[n as usize].status);
-            if own.is_some_and(Status::fails_run) {
-                continue;
+            let own = node.and_then(|n| self.nodes[n as usize].status());
+            if !own.is_some_and(Status::fails_run) {
+                order.push((node.map(|n| self.line_of(n)), s as u32));
             }
-            let mut entry = self.rollup_entry(slot.pid, node);
+        }
+        let id = |s: u32| self.parents.name(slots[s as usize].pid).as_bytes();
+        crate::sort::sort_by(&mut order, |a, b| {
+            (a.0.is_none(), a.0)
+                .cmp(&(b.0.is_none(), b.0))
+                .then_with(|| crate::bytes::cmp(id(a.1), id(b.1)))
+        });
+        let mut list = Rollups::with_capacity(order.len());
+        for (_, s) in order {
+            let slot = &slots[s as usize];
+            let mut entry = self.rollup_entry(slot.pid, parent_nodes[slot.pid as usize]);
             entry.silent_clip = slot.silent;
             entry.incomplete = slot.incomplete;
             entry.flagged = (slot.examples.iter())
-                .map(|&i| self.label(flagged[i as usize].0))
+                .map(|&i| self.label(flagged[i as usize].label()))
                 .collect();
-            list.push(entry);
+            list.push(&entry);
         }
-        crate::sort::sort_by(&mut list, |a, b| {
-            (a.line.is_none(), a.line)
-                .cmp(&(b.line.is_none(), b.line))
-                .then_with(|| crate::bytes::cmp(a.span_id.as_bytes(), b.span_id.as_bytes()))
-        });
         list
     }
 
     /// How a failing span is named among a parent's examples: its id, or `line N`.
     fn label(&self, label: Label) -> String {
         match label {
-            Label::Node(n) => {
-                let start = n
-                    .checked_sub(1)
-                    .map_or(0, |p| self.nodes[p as usize].id_end);
-                self.ids[start..self.nodes[n as usize].id_end].to_string()
-            }
+            Label::Node(n) => self.id_of(n).to_string(),
             Label::Line(line) => format!("line {line}"),
         }
     }
 
     /// A parent's rollup entry, charged with nothing yet.
     fn rollup_entry(&self, pid: u32, node: Option<u32>) -> Rollup {
-        let node = node.map(|n| &self.nodes[n as usize]);
+        let own_status = node.and_then(|n| self.nodes[n as usize].status());
         Rollup {
             span_id: self.parents.name(pid).to_string(),
-            own_status: node.and_then(|n| n.status),
-            line: node.map(|n| n.line),
-            name: node.map(|n| match n.name {
-                NodeName::Tool(t) => self.tool_names.name(t).to_string(),
-                NodeName::Other(o) => self.other_names[o as usize].to_string(),
+            own_status,
+            line: node.map(|n| self.line_of(n)),
+            name: node.map(|n| {
+                let name = self.nodes[n as usize].name();
+                match own_status {
+                    Some(_) => self.tool_names.name(name).to_string(),
+                    None => self.other_names[name as usize].to_string(),
+                }
             }),
             silent_clip: 0,
             incomplete: 0,
@@ -1105,5 +1251,42 @@ mod tests {
         wide.push(Some(big + 1));
         assert_eq!(wide.median(), Some(6.0));
         assert_eq!(Lengths::default().median(), None);
+    }
+
+    #[test]
+    fn nodes_and_flagged_children_give_back_lines_past_32_bits() {
+        let mut b = ReportBuilder::default();
+        let lines = [1, u64::from(u32::MAX), 7, u64::from(u32::MAX) + 1, 1 << 61];
+        for (i, &line) in lines.iter().enumerate() {
+            let status = (i % 2 == 0).then_some(Status::ALL[i]);
+            b.node(
+                &format!("id-{i}"),
+                Some(i as u32).filter(|_| i > 1),
+                status,
+                line,
+                i as u32,
+            );
+        }
+        for (i, &line) in lines.iter().enumerate() {
+            let n = i as u32;
+            assert_eq!(b.line_of(n), line);
+            assert_eq!(b.id_of(n), format!("id-{i}"));
+            let node = b.nodes[i];
+            assert_eq!(node.status(), (i % 2 == 0).then_some(Status::ALL[i]));
+            assert_eq!((node.name(), node.parent()), (n, Some(n).filter(|_| i > 1)));
+        }
+        for (label, status) in [
+            (Label::Node(u32::MAX - 1), Status::SilentClip),
+            (Label::Line((1 << 62) - 1), Status::Incomplete),
+            (Label::Line(3), Status::SilentClip),
+        ] {
+            let f = Flagged::new(label, 9, status);
+            let same = match (f.label(), label) {
+                (Label::Node(a), Label::Node(b)) => a == b,
+                (Label::Line(a), Label::Line(b)) => a == b,
+                _ => false,
+            };
+            assert!(same && f.status() == status && f.parent == 9);
+        }
     }
 }

@@ -1,30 +1,42 @@
-//! The rows of a report, kept compactly (issue 17): one fixed-size record per row, every
-//! text of the row in a shared arena, and the report's order as a list of indexes.
+//! The rows of a report, kept compactly (issue 17): each row is one record in a shared text
+//! arena, its numbers and text lengths as variable-length integers ahead of its texts, and
+//! the report's order as a list of indexes.
 //!
 //! A [`Row`] of owned `String`s cost some 380 bytes plus a heap block per text (about 600
-//! bytes for a typical span), and the vectors holding them doubled as they grew and were
-//! moved once more into priority order; a packed record costs 96 bytes plus the text
-//! itself. Rows are materialised only as borrowed views ([`RowRef`]) when they are rendered
+//! bytes for a typical span). A fixed-size record of 64-bit numbers and 32-bit lengths cost
+//! 108 bytes per row before its text; most of those bytes were zeros, as the numbers of a
+//! span are byte and token counts and line numbers below 2^24 and its texts are short. The
+//! record here spends one byte per six bits a value needs (a length of a short text, a
+//! status, most flags: one byte each), some 25 bytes for a typical span, plus 4 for where it
+//! starts. Rows are materialised only as borrowed views ([`RowRef`]) when they are rendered
 //! or serialised, or as owned [`Row`]s for callers that ask ([`Rows::row`],
 //! [`RowRef::to_row`]).
+//!
+//! A record, at its offset in its arena chunk:
+//! - status (its index in [`Status::ALL`]), flags (bits 0-3: which numbers are present; bit
+//!   4: clip_ratio present; bit 5: clip_ratio stored rather than derived from the lengths),
+//!   and bits 0-1 the join (0 none), bit 2 injected_tokens_estimated: one byte each;
+//! - the line, each present number, and a stored clip_ratio (its bits), as [`put`] writes
+//!   them;
+//! - per text field ([`FIELDS`]): 0 when absent, else 1 + (the text's length << 1), or
+//!   1 + (its index in [`Rows::shared`] << 1 | 1);
+//! - the item counts of detail, warnings and notes, then each item's length;
+//! - the inline texts in field order, then the items.
+//!
+//! Every byte of the header is below 0x80, so the arena stays a `String` (ASCII between the
+//! texts) and every text is borrowed from it as a `&str` without unsafe code.
 
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::classify::Status;
+use super::blocks::Blocks;
+use super::classify::{clip_ratio, Status};
 use super::report::Row;
 use crate::intern::Interner;
 use crate::record::Join;
 
-/// Records per block: blocks never move once allocated, so the rows grow without the
-/// doubling (and copying) of one large vector.
-const BLOCK_ROWS: usize = 4096;
 /// Bytes per arena chunk (a row longer than this gets a chunk of its own).
 const CHUNK_BYTES: usize = 1 << 20;
-/// A text field that is absent.
-const NONE: u32 = u32::MAX;
-/// A text field's slot with this bit set holds an index into [`Rows::shared`], not a length.
-const SHARED: u32 = 1 << 31;
 /// Texts shared between rows: at most this many distinct ones, each at most
 /// [`MAX_SHARED_LEN`] bytes, so a run whose texts never repeat wastes at most a few MB.
 const MAX_SHARED: usize = 1 << 16;
@@ -39,56 +51,104 @@ const SHARED_FIELDS: [bool; FIELDS] = [false, true, true, true, false, false, tr
 /// then the items of detail, warnings and notes.
 const FIELDS: usize = 8;
 
-/// One row, packed: numbers inline, texts as lengths into the arena.
-#[derive(Clone, PartialEq)]
-struct Packed {
-    line: u64,
-    numbers: [u64; 4],
-    clip_ratio: f64,
-    /// Where the row's text starts: arena chunk and byte offset.
-    chunk: u32,
-    offset: u32,
-    /// Lengths of the text fields in the arena ([`NONE`] when absent), or with [`SHARED`]
-    /// set, indexes into [`Rows::shared`].
-    lens: [u32; FIELDS],
-    /// Where this row's list item lengths start in [`Rows::item_lens`].
-    items: u32,
-    /// Items in detail, warnings and notes.
-    counts: [u16; 3],
-    /// Bits 0-3: which of `numbers` are present; bit 4: clip_ratio present; bit 5:
-    /// injected_tokens_estimated.
-    flags: u8,
-    status: Status,
-    join: Option<Join>,
+/// Flag bits of a record's second byte.
+const CLIP_RATIO: u8 = 1 << 4;
+const CLIP_RATIO_STORED: u8 = 1 << 5;
+/// Bit of a record's third byte (bits 0-1 are the join).
+const TOKENS_ESTIMATED: u8 = 1 << 2;
+/// Payload bits per byte of [`put`]'s integers, and the bit that says another byte follows.
+const SIX_BITS: u64 = 0x3f;
+const MORE: u8 = 0x40;
+
+/// Appends `value` six bits a byte, least significant first, [`MORE`] set on every byte
+/// but the last: ASCII, so the arena stays a `String`. A value below 64 takes one byte,
+/// below 2^18 three, a `u64` at most eleven.
+#[inline]
+pub(super) fn put(out: &mut String, mut value: u64) {
+    while value > SIX_BITS {
+        out.push(char::from((value & SIX_BITS) as u8 | MORE));
+        value >>= 6;
+    }
+    out.push(char::from(value as u8));
+}
+
+/// Reads what [`put`] wrote at `*at`, moving `at` past it.
+#[inline]
+pub(super) fn get(bytes: &[u8], at: &mut usize) -> u64 {
+    let mut value = 0u64;
+    let mut shift = 0;
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        value |= u64::from(b & SIX_BITS as u8) << shift;
+        if b & MORE == 0 {
+            return value;
+        }
+        shift += 6;
+    }
+}
+
+/// The join as a record stores it (0: none).
+fn join_code(join: Option<Join>) -> u8 {
+    match join {
+        None => 0,
+        Some(Join::ToolCallId) => 1,
+        Some(Join::Order) => 2,
+        Some(Join::Unmatched) => 3,
+    }
+}
+
+fn join_of(code: u8) -> Option<Join> {
+    match code & 3 {
+        1 => Some(Join::ToolCallId),
+        2 => Some(Join::Order),
+        3 => Some(Join::Unmatched),
+        _ => None,
+    }
+}
+
+/// The clip ratio the report builder computes from the two lengths, so a record stores a
+/// ratio only when it is not this one (rows built from a report's JSON carry their own).
+fn derived_clip_ratio(observed: Option<u64>, injected: Option<u64>) -> Option<f64> {
+    match (observed, injected) {
+        (Some(o), Some(i)) if o > 0 => Some(clip_ratio(o, i)),
+        (Some(0), Some(_)) => Some(0.0),
+        _ => None,
+    }
 }
 
 /// The rows of a report in priority order (worst first, then by line).
 #[derive(Clone, Default)]
 pub struct Rows {
-    blocks: Vec<Vec<Packed>>,
+    /// Where each row's record starts in its arena chunk.
+    offsets: Blocks<u32>,
+    /// The first row of each arena chunk (rows are written to the chunks in row order).
+    chunk_rows: Vec<u32>,
     arena: Vec<String>,
-    /// Lengths of the list items (detail, warnings, notes) of every row, end to end.
-    item_lens: Vec<u32>,
+    len: usize,
     /// Short texts that repeat across rows, stored once.
     shared: Interner,
-    /// The report's order: indexes of records. Empty while rows are being added (then the
-    /// order is the arrival order).
-    order: Vec<u32>,
+    /// The report's order: indexes of records, in blocks (made at the end of a check, when
+    /// memory peaks, they fit where the builder's freed blocks were). Empty while rows are
+    /// being added, and when the arrival order is the report's.
+    order: Blocks<u32>,
 }
 
 /// A list of texts of one row (its detail, warnings or notes).
 #[derive(Clone, Copy, Debug)]
 pub struct TextList<'a> {
-    lens: &'a [u32],
+    /// The items' lengths, as [`put`] wrote them.
+    lens: &'a [u8],
+    count: usize,
     text: &'a str,
 }
 
 impl<'a> TextList<'a> {
     pub fn len(&self) -> usize {
-        self.lens.len()
+        self.count
     }
     pub fn is_empty(&self) -> bool {
-        self.lens.is_empty()
+        self.count == 0
     }
     pub fn iter(&self) -> TextIter<'a> {
         TextIter {
@@ -98,7 +158,7 @@ impl<'a> TextList<'a> {
     }
     /// The items joined with `sep`.
     pub fn join(&self, sep: &str) -> String {
-        let mut out = String::with_capacity(self.text.len() + sep.len() * self.lens.len());
+        let mut out = String::with_capacity(self.text.len() + sep.len() * self.count);
         for (i, item) in self.iter().enumerate() {
             if i > 0 {
                 out.push_str(sep);
@@ -162,16 +222,20 @@ impl Serialize for TextList<'_> {
 }
 
 pub struct TextIter<'a> {
-    lens: &'a [u32],
+    lens: &'a [u8],
     text: &'a str,
 }
 
 impl<'a> Iterator for TextIter<'a> {
     type Item = &'a str;
     fn next(&mut self) -> Option<&'a str> {
-        let (&len, rest) = self.lens.split_first()?;
-        self.lens = rest;
-        let (item, rest) = self.text.split_at(len as usize);
+        if self.lens.is_empty() {
+            return None;
+        }
+        let mut at = 0;
+        let len = get(self.lens, &mut at) as usize;
+        self.lens = &self.lens[at..];
+        let (item, rest) = self.text.split_at(len);
         self.text = rest;
         Some(item)
     }
@@ -255,27 +319,29 @@ pub(super) struct NewRow<'a> {
     pub injected_tokens_estimated: bool,
 }
 
-/// What a packed row costs beyond its text and list item lengths.
-pub const PACKED_BYTES: u64 = (std::mem::size_of::<Packed>() + 4) as u64;
+/// What a row costs beyond its texts (and the length of each list item): 4 bytes for where
+/// it starts, 4 for its place in the order, and its header, which stays within 48 bytes
+/// while its line and numbers are below 2^24 and its texts below 2 KiB (3 flag bytes, 4 per
+/// number, 2 per text field, 1 per list count).
+pub const PACKED_BYTES: u64 = 56;
 
 impl Rows {
     pub fn len(&self) -> usize {
-        self.blocks.iter().map(Vec::len).sum()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.blocks.first().is_none_or(Vec::is_empty)
+        self.len == 0
     }
 
     /// Row `i` in the report's order, borrowed.
     pub fn get(&self, i: usize) -> Option<RowRef<'_>> {
-        let at = if self.order.is_empty() {
+        let at = if self.order.len() == 0 {
             i
         } else {
             *self.order.get(i)? as usize
         };
-        let packed = self.blocks.get(at / BLOCK_ROWS)?.get(at % BLOCK_ROWS)?;
-        Some(self.view(packed))
+        (at < self.len).then(|| self.view(at))
     }
 
     /// Row `i` with owned fields; panics when there is no such row, as indexing does.
@@ -305,9 +371,10 @@ impl Rows {
     /// Adds a row at the end (in arrival order; [`Rows::sort`] puts them in the report's).
     pub(super) fn push(&mut self, row: NewRow<'_>) {
         let lists = [row.detail, row.warnings, row.notes];
-        let mut lens = [NONE; FIELDS];
-        let mut text_len = 0;
-        for ((len, text), share) in lens.iter_mut().zip(row.texts).zip(SHARED_FIELDS) {
+        // Each text field's descriptor (see the module docs), and the bytes of the record.
+        let mut fields = [0u64; FIELDS];
+        let mut size = 3 + 11 * 6 + FIELDS * 11 + 3 * 11;
+        for ((field, text), share) in fields.iter_mut().zip(row.texts).zip(SHARED_FIELDS) {
             let Some(text) = text else { continue };
             let shared = if !share || text.len() > MAX_SHARED_LEN {
                 None
@@ -316,47 +383,32 @@ impl Rows {
             } else {
                 self.shared.find(text)
             };
-            match shared {
-                Some(i) => *len = SHARED | i,
+            *field = match shared {
+                Some(i) => 1 + (u64::from(i) << 1 | 1),
                 None => {
-                    // A text field comes from one line (at most 128 MiB): far below 2 GiB.
-                    *len = text.len() as u32 & !SHARED;
-                    text_len += text.len();
+                    size += text.len();
+                    1 + ((text.len() as u64) << 1)
                 }
-            }
+            };
         }
-        text_len += lists
-            .iter()
-            .flat_map(|l| l.iter())
-            .map(String::len)
-            .sum::<usize>();
+        for item in lists.iter().flat_map(|l| l.iter()) {
+            size += item.len() + 11;
+        }
+        // `size` is at least what the record takes: a chunk with that much room holds it.
         let room = self
             .arena
             .last()
-            .is_some_and(|c| c.capacity() - c.len() >= text_len);
+            .is_some_and(|c| c.capacity() - c.len() >= size);
         if !room {
             self.arena
-                .push(String::with_capacity(text_len.max(CHUNK_BYTES)));
+                .push(String::with_capacity(size.max(CHUNK_BYTES)));
+            self.chunk_rows.push(self.len as u32);
         }
-        let chunk = self.arena.len() - 1;
-        let arena = &mut self.arena[chunk];
+        let arena = self.arena.last_mut().expect("a chunk was just ensured");
+        // A chunk is at most CHUNK_BYTES or one row's size (a row comes from one line, at
+        // most 128 MiB): offsets fit 32 bits.
         let offset = arena.len() as u32;
-        for (&len, text) in lens.iter().zip(row.texts) {
-            if let Some(text) = text.filter(|_| len & SHARED == 0) {
-                crate::bytes::push_str(arena, text);
-            }
-        }
-        let items = self.item_lens.len() as u32;
-        let mut counts = [0u16; 3];
-        for (count, list) in counts.iter_mut().zip(lists) {
-            // More than 65535 items in one row's list cannot come from a reader (detail
-            // names a few fields, warnings and notes a few problems); clamp rather than wrap.
-            for item in list.iter().take(u16::MAX as usize) {
-                crate::bytes::push_str(arena, item);
-                self.item_lens.push(item.len() as u32);
-                *count += 1;
-            }
-        }
+
         let numbers = [
             row.observed_bytes,
             row.injected_bytes,
@@ -367,29 +419,56 @@ impl Rows {
         for (bit, n) in numbers.iter().enumerate() {
             flags |= u8::from(n.is_some()) << bit;
         }
-        flags |= u8::from(row.clip_ratio.is_some()) << 4;
-        flags |= u8::from(row.injected_tokens_estimated) << 5;
-        let packed = Packed {
-            line: row.line,
-            numbers: numbers.map(|n| n.unwrap_or(0)),
-            clip_ratio: row.clip_ratio.unwrap_or(0.0),
-            chunk: chunk as u32,
-            offset,
-            lens,
-            items,
-            counts,
-            flags,
-            status: row.status,
-            join: row.join,
+        let stored_ratio = match row.clip_ratio {
+            None => None,
+            Some(r) => {
+                flags |= CLIP_RATIO;
+                let derived = derived_clip_ratio(row.observed_bytes, row.injected_bytes);
+                // Bit for bit: a ratio equal to the derived one renders the same.
+                if derived.map(f64::to_bits) == Some(r.to_bits()) {
+                    None
+                } else {
+                    flags |= CLIP_RATIO_STORED;
+                    Some(r.to_bits())
+                }
+            }
         };
-        match self.blocks.last_mut() {
-            Some(block) if block.len() < BLOCK_ROWS => block.push(packed),
-            _ => {
-                let mut block = Vec::with_capacity(BLOCK_ROWS);
-                block.push(packed);
-                self.blocks.push(block);
+        let status = Status::ALL
+            .iter()
+            .position(|&s| s == row.status)
+            .unwrap_or(0);
+        let misc =
+            join_code(row.join) | (u8::from(row.injected_tokens_estimated) * TOKENS_ESTIMATED);
+        arena.push(char::from(status as u8));
+        arena.push(char::from(flags));
+        arena.push(char::from(misc));
+        put(arena, row.line);
+        for n in numbers.into_iter().flatten() {
+            put(arena, n);
+        }
+        if let Some(bits) = stored_ratio {
+            put(arena, bits);
+        }
+        for field in fields {
+            put(arena, field);
+        }
+        for list in lists {
+            put(arena, list.len() as u64);
+        }
+        for item in lists.iter().flat_map(|l| l.iter()) {
+            put(arena, item.len() as u64);
+        }
+        for (&field, text) in fields.iter().zip(row.texts) {
+            if let Some(text) = text.filter(|_| field & 1 == 1) {
+                crate::bytes::push_str(arena, text);
             }
         }
+        for item in lists.iter().flat_map(|l| l.iter()) {
+            crate::bytes::push_str(arena, item);
+        }
+
+        self.offsets.push(offset);
+        self.len += 1;
     }
 
     /// Puts the rows in the report's order: by status priority (worst first), then by line;
@@ -399,22 +478,32 @@ impl Rows {
         if n == 0 {
             return;
         }
-        let all = || (0..n).map(|i| &self.blocks[i / BLOCK_ROWS][i % BLOCK_ROWS]);
-        let mut order: Vec<u32> = Vec::with_capacity(n);
-        for status in Status::ALL {
+        // The status of every row, a byte each, read once from the records.
+        let statuses: Vec<u8> = (0..n).map(|i| self.record(i).0[0]).collect();
+        let line = |i: u32| {
+            let (bytes, _) = self.record(i as usize);
+            get(bytes, &mut 3)
+        };
+        let mut order: Blocks<u32> = Blocks::default();
+        for status in 0..Status::ALL.len() as u8 {
             let start = order.len();
-            order.extend(
-                all()
-                    .enumerate()
-                    .filter(|(_, p)| p.status == status)
-                    .map(|(i, _)| i as u32),
-            );
-            let bucket = &mut order[start..];
-            let line = |i: u32| self.blocks[i as usize / BLOCK_ROWS][i as usize % BLOCK_ROWS].line;
-            if !bucket.windows(2).all(|w| line(w[0]) <= line(w[1])) {
-                crate::sort::sort_by_key(bucket, |&i| line(i));
+            let mut sorted = true;
+            let mut last = 0;
+            for (i, _) in (statuses.iter().enumerate()).filter(|&(_, &s)| s == status) {
+                let line = line(i as u32);
+                sorted &= order.len() == start || last <= line;
+                last = line;
+                order.push(i as u32);
+            }
+            if !sorted {
+                let mut bucket: Vec<u32> = (start..order.len()).map(|k| order[k]).collect();
+                crate::sort::sort_by_key(&mut bucket, |&i| line(i));
+                for (k, i) in (start..).zip(bucket) {
+                    order[k] = i;
+                }
             }
         }
+        drop(statuses);
         // Arrival order already is the report's: no index list needed.
         if order.iter().enumerate().all(|(i, &at)| i as u32 == at) {
             return;
@@ -422,60 +511,126 @@ impl Rows {
         self.order = order;
     }
 
-    fn view<'a>(&'a self, p: &'a Packed) -> RowRef<'a> {
-        let text = &self.arena[p.chunk as usize][p.offset as usize..];
-        let mut at = 0;
-        let mut texts = [None; FIELDS];
-        for (slot, &len) in texts.iter_mut().zip(&p.lens) {
-            if len == NONE {
-                continue;
-            } else if len & SHARED != 0 {
-                *slot = Some(self.shared.name(len & !SHARED));
-            } else {
-                *slot = Some(&text[at..at + len as usize]);
-                at += len as usize;
+    /// The bytes these rows hold, by structure (capacities, not lengths: what the allocator
+    /// gave out), for `examples/check_memory.rs`.
+    #[doc(hidden)]
+    pub fn held_bytes(&self, out: &mut Vec<(&'static str, usize)>) {
+        out.push((
+            "rows: offsets",
+            self.offsets.held_bytes() + self.chunk_rows.capacity() * 4,
+        ));
+        out.push((
+            "rows: records (arena)",
+            self.arena.iter().map(String::capacity).sum(),
+        ));
+        out.push(("rows: shared texts", self.shared.held_bytes()));
+        out.push(("rows: order", self.order.held_bytes()));
+    }
+
+    /// Record `at` (in arrival order) to the end of its chunk, and its chunk's text.
+    #[inline]
+    fn record(&self, at: usize) -> (&[u8], &str) {
+        let chunk = self
+            .chunk_rows
+            .partition_point(|&first| first as usize <= at)
+            - 1;
+        let offset = self.offsets[at] as usize;
+        let text = &self.arena[chunk][offset..];
+        (text.as_bytes(), text)
+    }
+
+    fn view(&self, at: usize) -> RowRef<'_> {
+        let (bytes, text) = self.record(at);
+        let status = Status::ALL[usize::from(bytes[0])];
+        let (flags, misc) = (bytes[1], bytes[2]);
+        let mut pos = 3;
+        let line = get(bytes, &mut pos);
+        let mut numbers = [None; 4];
+        for (bit, n) in numbers.iter_mut().enumerate() {
+            if flags & (1 << bit) != 0 {
+                *n = Some(get(bytes, &mut pos));
             }
         }
-        let mut item = p.items as usize;
+        let [observed_bytes, injected_bytes, injected_tokens, model_context_limit_tokens] = numbers;
+        let clip_ratio = if flags & CLIP_RATIO_STORED != 0 {
+            Some(f64::from_bits(get(bytes, &mut pos)))
+        } else if flags & CLIP_RATIO != 0 {
+            derived_clip_ratio(observed_bytes, injected_bytes)
+        } else {
+            None
+        };
+        let mut fields = [0u64; FIELDS];
+        for field in &mut fields {
+            *field = get(bytes, &mut pos);
+        }
+        let mut counts = [0usize; 3];
+        for count in &mut counts {
+            *count = get(bytes, &mut pos) as usize;
+        }
+        // The item lengths, then the texts: the lengths are read twice (once here to find
+        // where the texts start, once as the lists walk them), rather than kept.
+        let items_at = pos;
+        for _ in 0..counts.iter().sum::<usize>() {
+            get(bytes, &mut pos);
+        }
+        let mut at = pos;
+        let mut texts = [None; FIELDS];
+        for (slot, &field) in texts.iter_mut().zip(&fields) {
+            if field == 0 {
+                continue;
+            }
+            let value = field - 1;
+            if value & 1 == 1 {
+                *slot = Some(self.shared.name((value >> 1) as u32));
+            } else {
+                let len = (value >> 1) as usize;
+                *slot = Some(&text[at..at + len]);
+                at += len;
+            }
+        }
+        let mut lens_at = items_at;
         let mut lists = [TextList {
             lens: &[],
+            count: 0,
             text: "",
         }; 3];
-        for (list, &count) in lists.iter_mut().zip(&p.counts) {
-            let lens = &self.item_lens[item..item + usize::from(count)];
-            let bytes: usize = lens.iter().map(|&l| l as usize).sum();
+        for (list, &count) in lists.iter_mut().zip(&counts) {
+            let from = lens_at;
+            let mut bytes_of_list = 0;
+            for _ in 0..count {
+                bytes_of_list += get(bytes, &mut lens_at) as usize;
+            }
             *list = TextList {
-                lens,
-                text: &text[at..at + bytes],
+                lens: &bytes[from..lens_at],
+                count,
+                text: &text[at..at + bytes_of_list],
             };
-            item += usize::from(count);
-            at += bytes;
+            at += bytes_of_list;
         }
-        let number = |bit: usize| (p.flags & (1 << bit) != 0).then_some(p.numbers[bit]);
         let [span_id, parent_id, name, clip_reason, sha256_observed, sha256_injected, injected_preview, prompt_builder_version] =
             texts;
         let [detail, warnings, notes] = lists;
         RowRef {
-            line: p.line,
+            line,
             span_id,
             parent_id,
             name: name.unwrap_or(""),
-            status: p.status,
+            status,
             detail,
-            observed_bytes: number(0),
-            injected_bytes: number(1),
-            injected_tokens: number(2),
-            clip_ratio: (p.flags & (1 << 4) != 0).then_some(p.clip_ratio),
+            observed_bytes,
+            injected_bytes,
+            injected_tokens,
+            clip_ratio,
             clip_reason,
             sha256_observed,
             sha256_injected,
             injected_preview,
             prompt_builder_version,
-            model_context_limit_tokens: number(3),
+            model_context_limit_tokens,
             warnings,
-            join: p.join,
+            join: join_of(misc),
             notes,
-            injected_tokens_estimated: p.flags & (1 << 5) != 0,
+            injected_tokens_estimated: misc & TOKENS_ESTIMATED != 0,
         }
     }
 }
@@ -630,5 +785,101 @@ mod tests {
                 (Some(i as u64 + 1), None)
             );
         }
+    }
+
+    #[test]
+    fn records_give_back_every_field_exactly() {
+        let row = |line: u64, status: Status| Row {
+            line,
+            span_id: Some(format!("span-{line}")),
+            parent_id: None,
+            name: "read_file".into(),
+            status,
+            detail: vec!["ratio=0.50".into(), String::new(), "é".repeat(40)],
+            observed_bytes: Some(u64::MAX),
+            injected_bytes: Some(0),
+            injected_tokens: None,
+            clip_ratio: Some(clip_ratio(u64::MAX, 0)),
+            clip_reason: Some("prompt_token_cap".into()),
+            sha256_observed: Some("ab".repeat(32)),
+            sha256_injected: Some(String::new()),
+            injected_preview: Some("x".repeat(5000)),
+            prompt_builder_version: None,
+            model_context_limit_tokens: Some(63),
+            warnings: vec![],
+            join: None,
+            notes: vec!["n".into()],
+            injected_tokens_estimated: false,
+        };
+        let mut rows = vec![row(1, Status::SilentClip), row(u64::MAX, Status::Ok)];
+        // A ratio that is not the one the lengths give, and one without lengths at all.
+        rows[1].clip_ratio = Some(0.25);
+        rows.push(Row {
+            observed_bytes: None,
+            injected_bytes: Some(64),
+            clip_ratio: Some(f64::from_bits(0x7ff8_0000_0000_0001)),
+            join: Some(Join::Unmatched),
+            injected_tokens_estimated: true,
+            detail: vec![],
+            warnings: vec!["w".into()],
+            ..row(1 << 40, Status::Reformatted)
+        });
+        for (i, join) in [Join::ToolCallId, Join::Order].into_iter().enumerate() {
+            rows.push(Row {
+                join: Some(join),
+                line: 4096 + i as u64,
+                ..row(0, Status::Clipped)
+            });
+        }
+        let packed = Rows::from(rows.clone());
+        assert_eq!(packed.len(), rows.len());
+        for (got, want) in packed.iter().zip(&rows) {
+            let got = got.to_row();
+            assert_eq!(
+                got.clip_ratio.map(f64::to_bits),
+                want.clip_ratio.map(f64::to_bits)
+            );
+            assert_eq!(got.line, want.line);
+            assert_eq!(got.detail, want.detail);
+            assert_eq!(
+                (got.join, got.injected_tokens_estimated),
+                (want.join, want.injected_tokens_estimated)
+            );
+            if want.clip_ratio.is_some_and(f64::is_nan) {
+                continue;
+            }
+            assert_eq!(&got, want);
+        }
+    }
+
+    #[test]
+    fn sort_puts_statuses_worst_first_then_lines_in_order() {
+        let mut rows = Rows::default();
+        let arrivals = [
+            (9, Status::Ok),
+            (4, Status::SilentClip),
+            (7, Status::Ok),
+            (2, Status::Clipped),
+            (1, Status::SilentClip),
+            (3, Status::Ok),
+        ];
+        for (line, status) in arrivals {
+            let mut row = new_row(line, [None; FIELDS], &[]);
+            row.status = status;
+            rows.push(row);
+        }
+        rows.sort();
+        let got: Vec<(u64, Status)> = rows.iter().map(|r| (r.line, r.status)).collect();
+        assert_eq!(
+            got,
+            [
+                (1, Status::SilentClip),
+                (4, Status::SilentClip),
+                (2, Status::Clipped),
+                (3, Status::Ok),
+                (7, Status::Ok),
+                (9, Status::Ok),
+            ]
+        );
     }
 }

@@ -56,6 +56,13 @@ impl Checker {
         self.builder.counts().total
     }
 
+    /// The bytes the check holds so far, by structure (capacities): for
+    /// `examples/check_memory.rs`, which accounts for the checker's memory (issue 17).
+    #[doc(hidden)]
+    pub fn held_bytes(&self) -> Vec<(&'static str, usize)> {
+        self.builder.held_bytes()
+    }
+
     /// Ends the input (a last line without a newline counts) and returns the report.
     pub fn finish(mut self) -> Report {
         self.reader.finish(&mut self.builder);
