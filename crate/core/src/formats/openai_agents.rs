@@ -91,17 +91,18 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
         return sink.skipped(entry, id, format!("trace record ({workflow})"));
     }
     let parent = text(obj, "parent_id");
+    // Borrowed: a copy of span_data was a copy of the model input it holds.
+    let no_data = Map::new();
     let data = obj
         .get("span_data")
         .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+        .unwrap_or(&no_data);
     let kind = data
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or("unknown")
         .to_string();
-    let name = text(&data, "name");
+    let name = text(data, "name");
     let ended = obj.get("ended_at").and_then(Value::as_str);
     let times = Times {
         start: obj
@@ -136,7 +137,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
             };
             let call_id = ["call_id", "tool_call_id"]
                 .iter()
-                .find_map(|k| text(&data, k))
+                .find_map(|k| text(data, k))
                 .and_then(|s| clean_id(&s));
             collector.tools.push(ToolCall {
                 at,
@@ -165,7 +166,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
                 entry,
                 id,
                 parent,
-                name.or_else(|| text(&data, "model")),
+                name.or_else(|| text(data, "model")),
                 format!("model call ({kind} span): read for the join"),
             );
             collector.models.push(ModelCall { at, input });
