@@ -73,7 +73,7 @@ fn unusual<E: Error>(what: &str) -> E {
 }
 
 /// A key or string, borrowed from the input unless it had escapes.
-struct Str<'de>(Cow<'de, str>);
+pub(super) struct Str<'de>(pub Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Str<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -95,7 +95,7 @@ impl<'de> Deserialize<'de> for Str<'de> {
 }
 
 /// Any JSON value, parsed as the tree reader parses it and dropped.
-struct Skip;
+pub(super) struct Skip;
 
 impl<'de> Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -663,7 +663,7 @@ fn single(key: Cow<'_, str>, value: Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::path::Path;
 
     use super::super::reader::{json_line_as, read_document_as};
@@ -674,7 +674,7 @@ mod tests {
 
     /// Every call a reader makes, in order, as text.
     #[derive(Default)]
-    struct Recorder(Vec<String>);
+    pub(in super::super) struct Recorder(pub Vec<String>);
 
     impl Sink for Recorder {
         fn span(&mut self, line: u64, _: &mut SpanView<'_>) {
@@ -830,7 +830,7 @@ mod tests {
 
     /// A change to one entry (object member or array item) of a JSON tree, made in the text.
     #[derive(Clone, Copy)]
-    enum Op<'a> {
+    pub(in super::super) enum Op<'a> {
         /// The value replaced by this JSON text.
         Value(&'a str),
         /// The member written twice: itself, then with this value.
@@ -844,7 +844,13 @@ mod tests {
 
     /// Writes `value` as JSON with `op` applied at the `target`-th entry (depth first);
     /// returns whether it was applied.
-    fn emit(value: &Value, out: &mut String, at: &mut usize, target: usize, op: Op) -> bool {
+    pub(in super::super) fn emit(
+        value: &Value,
+        out: &mut String,
+        at: &mut usize,
+        target: usize,
+        op: Op,
+    ) -> bool {
         let mut applied = false;
         match value {
             Value::Array(items) => {

@@ -459,6 +459,18 @@ pub(super) fn json_line_as(
             return request.deliver(&mut Entries::line(line_no), collector, sink);
         }
     }
+    if fast && format == Format::Langfuse {
+        let observation = std::str::from_utf8(line)
+            .ok()
+            .and_then(langfuse::observation_line);
+        if let Some(value) = observation {
+            let mut entries = Entries::line(line_no);
+            if let Err(error) = langfuse::read_value(&value, &mut entries, collector, sink) {
+                sink.invalid(line_no, InvalidKind::UnknownFormat, error);
+            }
+            return;
+        }
+    }
     let value = match parse_value(line) {
         Ok(v) => v,
         Err(e) => {
