@@ -15,16 +15,12 @@
 //! Every other type (`SPAN`, `AGENT`, `CHAIN`, `EVENT` ...) is context. Field names are
 //! camelCase as the API writes them; snake_case is accepted too.
 
-use std::fmt;
-
-use serde::de::{Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::fields::Fields;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
 use super::otel::as_text;
-use super::otlp_json::{Skip, Str};
 use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
 
@@ -95,39 +91,15 @@ const READ_FIELDS: [&str; 15] = [
 /// some twenty fields (usage, model parameters, environment ...) and the reading needs
 /// fifteen at most: a tree of all of them cost an allocation per value and a SipHash per key.
 ///
-/// The object read is the tree's, less the dropped fields: each kept field is parsed as the
-/// tree parses it, the last of a repeated one kept, and dropped fields are parsed too, so
-/// what the tree reader rejects fails here. `is_observation` and `read_item` only look at
-/// kept fields, so they read the same.
+/// `is_observation` and `read_item` only look at these fields, so they read the object made
+/// by [`Fields`] as they read the whole tree.
 pub(crate) fn observation_line(text: &str) -> Option<Value> {
-    let Fields(obj) = serde_json::from_str(text).ok()?;
+    let fields = Fields {
+        keep: &READ_FIELDS,
+        nested: None,
+    };
+    let obj = fields.object(text)?;
     is_observation(&obj).then_some(Value::Object(obj))
-}
-
-struct Fields(Map<String, Value>);
-
-impl<'de> Deserialize<'de> for Fields {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Fields;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a Langfuse observation")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
-                let mut obj = Map::new();
-                while let Some(Str(key)) = map.next_key::<Str>()? {
-                    if READ_FIELDS.contains(&&*key) {
-                        obj.insert(key.into_owned(), map.next_value::<Value>()?);
-                    } else {
-                        map.next_value::<Skip>()?;
-                    }
-                }
-                Ok(Fields(obj))
-            }
-        }
-        d.deserialize_map(V)
-    }
 }
 
 /// A trace with its observations (`GET /api/public/traces/{id}`).
@@ -272,86 +244,4 @@ fn call_id(obj: &Map<String, Value>) -> Option<String> {
         .into_iter()
         .flatten()
         .find_map(|m| KEYS.iter().find_map(|k| as_text(m.get(*k))))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::super::otlp_json::tests::{emit, Op, Recorder};
-    use super::super::reader::json_line_as;
-    use super::super::{Collector, Format};
-    use super::*;
-
-    /// The lines read as `langfuse` with the fast path for observation lines, and without.
-    fn both_ways(lines: &[&[u8]]) -> (Vec<String>, Vec<String>) {
-        let run = |fast: bool| {
-            let (mut collector, mut sink) = (Collector::default(), Recorder::default());
-            for (i, line) in lines.iter().enumerate() {
-                let n = i as u64 + 1;
-                json_line_as(Format::Langfuse, n, line, &mut collector, &mut sink, fast);
-            }
-            let conventions = collector.finish(&mut sink);
-            sink.0.push(format!("conventions {conventions:?}"));
-            sink.0
-        };
-        (run(true), run(false))
-    }
-
-    /// Every observation of the fixtures, each field of every type, given twice, respelled or
-    /// dropped: the fast path reads what it accepts as the tree reader does, and leaves the
-    /// rest to it.
-    #[test]
-    fn observation_lines_read_the_same() {
-        const RAW: [&str; 14] = [
-            "null",
-            "0",
-            "-1",
-            "1.5",
-            "1e400",
-            "true",
-            "\"\"",
-            "\"tool\"",
-            "\"ERROR\"",
-            "\"2025-06-15T09:30:00.010Z\"",
-            "[]",
-            "{}",
-            "{\"content\":\"c\",\"tool_call_id\":\"call_1\"}",
-            "\"\\ud800\"",
-        ];
-        let mut ops: Vec<Op> = Vec::new();
-        for raw in RAW {
-            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
-        }
-        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read(root.join("tests/fixtures/formats/langfuse.jsonl")).unwrap();
-        let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
-        // The fixture as it is, read both ways in one run (the join across lines).
-        let (fast, tree) = both_ways(&lines);
-        assert_eq!(fast, tree);
-        let mut variants = 0;
-        for line in lines.iter().filter(|l| !l.is_empty()) {
-            let base: Value = serde_json::from_slice(line).unwrap();
-            let mut target = 0;
-            loop {
-                let mut any = false;
-                for &op in &ops {
-                    let (mut text, mut at) = (String::new(), 0);
-                    if !emit(&base, &mut text, &mut at, target, op) {
-                        continue;
-                    }
-                    any = true;
-                    variants += 1;
-                    let (fast, tree) = both_ways(&[text.as_bytes()]);
-                    assert_eq!(fast, tree, "{text}");
-                }
-                if !any {
-                    break;
-                }
-                target += 1;
-            }
-        }
-        assert!(variants > 3000, "variants: {variants}");
-    }
 }

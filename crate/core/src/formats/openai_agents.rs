@@ -22,6 +22,7 @@
 
 use serde_json::{Map, Value};
 
+use super::fields::Fields;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
 use super::otel::as_text;
@@ -34,6 +35,43 @@ pub(crate) fn is_item(obj: &Map<String, Value>) -> bool {
         obj.get("object").and_then(Value::as_str),
         Some("trace" | "trace.span")
     ) || obj.get("span_data").is_some_and(Value::is_object)
+}
+
+/// The fields of an item that [`is_item`] and [`read_item`] look at, and those of its
+/// `span_data`; every other field of a line is parsed and dropped by [`item_line`].
+const ITEM_FIELDS: [&str; 10] = [
+    "object",
+    "id",
+    "span_id",
+    "workflow_name",
+    "trace_id",
+    "parent_id",
+    "started_at",
+    "ended_at",
+    "error",
+    "span_data",
+];
+const DATA_FIELDS: [&str; 7] = [
+    "type",
+    "name",
+    "model",
+    "input",
+    "output",
+    "call_id",
+    "tool_call_id",
+];
+
+/// One JSONL line that is a single item, as an object of only the fields read (a
+/// generation's output, usage and model configuration are dropped), or `None` for anything
+/// else, which is then read as a whole tree. `is_item` and `read_item` only look at these
+/// fields, so they read the object made by [`Fields`] as they read the whole tree.
+pub(crate) fn item_line(text: &str) -> Option<Value> {
+    let fields = Fields {
+        keep: &ITEM_FIELDS,
+        nested: Some(("span_data", &DATA_FIELDS)),
+    };
+    let obj = fields.object(text)?;
+    is_item(&obj).then_some(Value::Object(obj))
 }
 
 pub(crate) fn read_value(

@@ -459,17 +459,23 @@ pub(super) fn json_line_as(
             return request.deliver(&mut Entries::line(line_no), collector, sink);
         }
     }
-    if fast && format == Format::Langfuse {
-        let observation = std::str::from_utf8(line)
+    // A Langfuse observation or Agents SDK item alone on its line: only the fields read
+    // (see formats::fields); any other line is read as a tree.
+    let item = match format {
+        Format::Langfuse if fast => std::str::from_utf8(line)
             .ok()
-            .and_then(langfuse::observation_line);
-        if let Some(value) = observation {
-            let mut entries = Entries::line(line_no);
-            if let Err(error) = langfuse::read_value(&value, &mut entries, collector, sink) {
-                sink.invalid(line_no, InvalidKind::UnknownFormat, error);
-            }
-            return;
+            .and_then(langfuse::observation_line),
+        Format::OpenaiAgents if fast => std::str::from_utf8(line)
+            .ok()
+            .and_then(openai_agents::item_line),
+        _ => None,
+    };
+    if let Some(value) = item {
+        let mut entries = Entries::line(line_no);
+        if let Err(error) = read_value(format, &value, &mut entries, collector, sink) {
+            sink.invalid(line_no, InvalidKind::UnknownFormat, error);
         }
+        return;
     }
     let value = match parse_value(line) {
         Ok(v) => v,
