@@ -438,10 +438,11 @@ fn json_line(
     json_line_as(format, line_no, line, collector, sink, true)
 }
 
-/// [`json_line`], with the fast OTLP reader ([`otlp_json`]) or (`fast` false, for the tests
-/// that compare the two) without it. The fast reader reads an ordinary OTLP request; every
-/// other line, and every line it gives up on, is read through a `serde_json::Value` tree, so
-/// odd input gets the tree reader's messages.
+/// [`json_line`], with the fast paths or (`fast` false, for the tests that compare the two)
+/// without them: the tree-free OTLP reader ([`otlp_json`]) for an ordinary OTLP request,
+/// and [`super::fields`] for a line that is one Langfuse observation or one Agents SDK item.
+/// Every other line, and every line a fast path gives up on, is read through a
+/// `serde_json::Value` tree, so odd input gets the tree reader's messages.
 pub(super) fn json_line_as(
     format: Format,
     line_no: u64,
