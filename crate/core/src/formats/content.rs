@@ -101,7 +101,8 @@ impl Content {
         };
         let (cut_markers, first_cut_marker) = find_markers(text, &CUT_WORDS);
         let (mut redactions, mut first_redaction) = find_markers(text, &REDACT_WORDS);
-        let bare = text.matches(OPENINFERENCE_REDACTED).count() as u32;
+        let bare =
+            memchr::memmem::find_iter(text.as_bytes(), OPENINFERENCE_REDACTED).count() as u32;
         if bare > 0 {
             redactions += bare;
             first_redaction.get_or_insert_with(|| OPENINFERENCE_REDACTED.to_string());
@@ -175,14 +176,25 @@ const MARKER_REACH: usize = 120;
 /// Finds bracketed markers containing one of `words` (ASCII case-insensitive): `[`, `(` or
 /// `<` before the word with no closing bracket in between, and the matching closing bracket
 /// after it, each within [`MARKER_REACH`] bytes. Returns the count and the first marker.
+///
+/// Most texts hold no marker, and this runs on both sides of every tool call: a text with no
+/// opening bracket at all is answered by one vector search, and elsewhere a word is only
+/// compared where a byte is one of the words' first letters.
 fn find_markers(text: &str, words: &[&str]) -> (u32, Option<String>) {
     let bytes = text.as_bytes();
+    if memchr::memchr3(b'[', b'(', b'<', bytes).is_none() {
+        return (0, None);
+    }
     let mut count = 0;
     let mut first = None;
     let mut i = 0;
     while i < bytes.len() {
+        // The words start with lowercase ASCII letters, and only that letter and its
+        // uppercase form give it when 0x20 is set.
+        let lower = bytes[i] | 0x20;
         let hit = words
             .iter()
+            .filter(|w| w.as_bytes()[0] == lower)
             .find(|w| starts_with_ignore_case(&bytes[i..], w));
         let Some(word) = hit else {
             i += 1;

@@ -11,10 +11,13 @@
 //!   flattened `gen_ai.prompt.N.role` / `.content` / `.tool_call_id`.
 //! - Other GenAI operations (`invoke_agent`, `create_agent`, `embeddings` ...) are context.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
 use serde_json::{json, Map, Value};
 
-use super::messages;
-use super::model::{clean_id, Captured};
+use super::messages::{self, Message, Reading};
+use super::model::{clean_id, Captured, ToolMessage};
 use super::otel::{as_text, indexed, OtelSpan, Read};
 
 const NOT_RECORDED: &str = "is not recorded (an opt-in attribute: turn on content capture in the \
@@ -60,8 +63,8 @@ pub(crate) fn read(span: &OtelSpan) -> Option<Read> {
             messages::tool_messages(value).map_err(|e| format!("gen_ai.input.messages: {e}")),
         ));
     }
-    if let Some(list) = from_events(span) {
-        return Some(Read::Model(Ok(messages::read_list(&list))));
+    if let Some(messages) = from_events(span) {
+        return Some(Read::Model(Ok(messages)));
     }
     let prompt = indexed(&span.attrs, "gen_ai.prompt.");
     if !prompt.is_empty() {
@@ -77,9 +80,16 @@ pub(crate) fn read(span: &OtelSpan) -> Option<Read> {
 
 /// The older convention: one span event per input message (`gen_ai.system.message`,
 /// `gen_ai.user.message`, `gen_ai.assistant.message`, `gen_ai.tool.message`). Returns the
-/// messages in OpenAI chat shape, or `None` when the span has no such events.
-fn from_events(span: &OtelSpan) -> Option<Vec<Value>> {
-    let mut list = Vec::new();
+/// tool messages of that input, or `None` when the span has no such events.
+///
+/// Each event is read as the OpenAI chat message `{"role", "content", "tool_call_id",
+/// "tool_calls"}` of its body, through [`messages::Message`]: the fields are looked up where
+/// the event keeps them, not copied into an object first (a model span of the Collector
+/// layout has one event per message of its input, and building those objects was a fifth of
+/// the reading time).
+fn from_events(span: &OtelSpan) -> Option<Vec<ToolMessage>> {
+    let mut reading = Reading::default();
+    let mut any = false;
     for event in &span.events {
         let role = match event.name.as_str() {
             "gen_ai.system.message" => "system",
@@ -88,41 +98,80 @@ fn from_events(span: &OtelSpan) -> Option<Vec<Value>> {
             "gen_ai.tool.message" => "tool",
             _ => continue,
         };
+        any = true;
         // The event body travels as attributes on span events: either its fields directly
         // or a JSON string of the body (`gen_ai.event.content`, `body`).
-        let mut body = Map::new();
-        for key in ["gen_ai.event.content", "body"] {
-            if let Some(Value::Object(obj)) = event.attrs.get(key).map(|v| match v {
-                Value::String(s) => serde_json::from_str(s).unwrap_or(Value::Null),
-                other => other.clone(),
-            }) {
-                body.extend(obj);
-            }
-        }
-        for (key, value) in &event.attrs {
-            body.entry(key.clone()).or_insert_with(|| value.clone());
-        }
-        let mut message = json!({"role": role});
-        if let Some(content) = body.get("content") {
-            message["content"] = content.clone();
-        }
-        let id = ["id", "gen_ai.tool.call.id", "tool_call_id"]
+        let parsed: [Option<Cow<'_, Map<String, Value>>>; 2] = ["gen_ai.event.content", "body"]
+            .map(|key| match event.attrs.get(key) {
+                Some(Value::String(s)) => match serde_json::from_str(s) {
+                    Ok(Value::Object(obj)) => Some(Cow::Owned(obj)),
+                    _ => None,
+                },
+                Some(Value::Object(obj)) => Some(Cow::Borrowed(obj)),
+                _ => None,
+            });
+        let body = EventBody {
+            attrs: &event.attrs,
+            parsed: &parsed,
+        };
+        let call_id = ["id", "gen_ai.tool.call.id", "tool_call_id"]
             .iter()
-            .find_map(|k| as_text(body.get(*k)));
-        if let Some(id) = id {
-            message["tool_call_id"] = Value::String(id);
-        }
-        if let Some(calls) = body.get("tool_calls") {
-            message["tool_calls"] = calls.clone();
-        }
-        list.push(message);
+            .find_map(|k| as_text(body.get(k)));
+        reading.message(&EventMessage {
+            role,
+            content: body.get("content"),
+            call_id,
+            tool_calls: body.get("tool_calls"),
+        });
     }
-    (!list.is_empty()).then_some(list)
+    any.then(|| reading.finish())
+}
+
+/// An event's body: the objects its `gen_ai.event.content` and `body` attributes hold (the
+/// latter's fields first), then the event's own attributes.
+struct EventBody<'a> {
+    attrs: &'a BTreeMap<String, Value>,
+    parsed: &'a [Option<Cow<'a, Map<String, Value>>>; 2],
+}
+
+impl<'a> EventBody<'a> {
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        let [content, body] = self.parsed;
+        body.as_deref()
+            .and_then(|o| o.get(key))
+            .or_else(|| content.as_deref().and_then(|o| o.get(key)))
+            .or_else(|| self.attrs.get(key))
+    }
+}
+
+/// A message made of an event: its role, and the body's `content`, id and `tool_calls`.
+struct EventMessage<'a> {
+    role: &'static str,
+    content: Option<&'a Value>,
+    call_id: Option<String>,
+    tool_calls: Option<&'a Value>,
+}
+
+impl Message for EventMessage<'_> {
+    fn field(&self, key: &str) -> Option<&Value> {
+        match key {
+            "content" => self.content,
+            "tool_calls" => self.tool_calls,
+            _ => None,
+        }
+    }
+    fn text(&self, key: &str) -> Option<&str> {
+        match key {
+            "role" => Some(self.role),
+            "tool_call_id" => self.call_id.as_deref(),
+            _ => self.field(key).and_then(Value::as_str),
+        }
+    }
 }
 
 /// OpenLLMetry's flattened prompt: `gen_ai.prompt.N.role`, `.content`, `.tool_call_id`, and
 /// the assistant's `.tool_calls.K.id` / `.tool_calls.K.name`.
-fn from_prompt(groups: Vec<std::collections::BTreeMap<String, Value>>) -> Vec<Value> {
+fn from_prompt(groups: Vec<BTreeMap<String, Value>>) -> Vec<Value> {
     groups
         .into_iter()
         .map(|g| {

@@ -17,6 +17,7 @@
 
 use serde_json::{Map, Value};
 
+use super::fields::Fields;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
 use super::otel::as_text;
@@ -62,6 +63,43 @@ pub(crate) fn is_observation(obj: &Map<String, Value>) -> bool {
         ]
         .iter()
         .any(|k| obj.contains_key(*k))
+}
+
+/// The fields of an observation that [`is_observation`] and [`read_item`] look at; every
+/// other field of a line is parsed and dropped by [`observation_line`].
+const READ_FIELDS: [&str; 15] = [
+    "type",
+    "id",
+    "traceId",
+    "trace_id",
+    "name",
+    "startTime",
+    "start_time",
+    "endTime",
+    "end_time",
+    "parentObservationId",
+    "parent_observation_id",
+    "level",
+    "input",
+    "output",
+    "metadata",
+];
+
+/// One JSONL line that is a single observation, as an object of only the fields read, or
+/// `None` for anything else (an array, `{"data": [...]}`, not an observation, not JSON):
+/// then the line is read as a whole tree, which gives any message. An observation line has
+/// some twenty fields (usage, model parameters, environment ...) and the reading needs
+/// fifteen at most: a tree of all of them cost an allocation per value and a SipHash per key.
+///
+/// `is_observation` and `read_item` only look at these fields, so they read the object made
+/// by [`Fields`] as they read the whole tree.
+pub(crate) fn observation_line(text: &str) -> Option<Value> {
+    let fields = Fields {
+        keep: &READ_FIELDS,
+        nested: None,
+    };
+    let obj = fields.object(text)?;
+    is_observation(&obj).then_some(Value::Object(obj))
 }
 
 /// A trace with its observations (`GET /api/public/traces/{id}`).

@@ -63,49 +63,99 @@ pub(crate) fn tool_messages(input: &Value) -> Result<Vec<ToolMessage>, String> {
 /// Reads the tool messages of already-structured messages (OpenInference's flattened
 /// attributes are rebuilt into this shape).
 pub(crate) fn read_list(list: &[Value]) -> Vec<ToolMessage> {
-    let mut names: HashMap<String, String> = HashMap::new();
-    let mut out: Vec<(usize, ToolMessage)> = Vec::new();
-    let mut last_assistant: Option<usize> = None;
-    for (index, message) in list.iter().enumerate() {
+    let mut reading = Reading::default();
+    for message in list {
         let plain = langchain_message(message);
-        let Some(obj) = plain.as_ref().unwrap_or(message).as_object() else {
-            continue;
-        };
-        if is_assistant(obj) {
-            last_assistant = Some(index);
-            collect_call_names(obj, &mut names);
-        }
-        for tm in tool_results_of(obj) {
-            out.push((index, tm));
+        match plain.as_ref().unwrap_or(message).as_object() {
+            Some(obj) => reading.message(obj),
+            None => reading.skip(),
         }
     }
-    out.into_iter()
-        .map(|(index, mut tm)| {
-            tm.trailing = last_assistant.is_none_or(|a| index > a);
-            if tm.name.is_none() {
-                tm.name = tm.call_id.as_ref().and_then(|id| names.get(id).cloned());
-            }
-            tm
-        })
-        .collect()
+    reading.finish()
 }
 
-fn str_field<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
-    keys.iter()
-        .find_map(|k| obj.get(*k).and_then(Value::as_str))
+/// The fields of one chat message that reading its tool results looks at. A JSON object is
+/// one; a convention that keeps a message's fields elsewhere (GenAI's span events) gives
+/// them through this, rather than building an object of them to be read back.
+pub(crate) trait Message {
+    /// The value of a field (`content`, `tool_calls`, `parts`, `output` ...).
+    fn field(&self, key: &str) -> Option<&Value>;
+    /// A field that is a string (`role`, `type`, `tool_call_id`, `name` ...).
+    fn text(&self, key: &str) -> Option<&str> {
+        self.field(key).and_then(Value::as_str)
+    }
 }
 
-fn role(obj: &Map<String, Value>) -> Option<&str> {
-    str_field(obj, &["role"])
+impl Message for Map<String, Value> {
+    fn field(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+}
+
+/// The tool messages of an input read so far, one message at a time and in input order.
+#[derive(Default)]
+pub(crate) struct Reading {
+    names: HashMap<String, String>,
+    out: Vec<(usize, ToolMessage)>,
+    last_assistant: Option<usize>,
+    index: usize,
+}
+
+impl Reading {
+    /// Reads the next message of the input.
+    pub fn message<M: Message + ?Sized>(&mut self, m: &M) {
+        let index = self.index;
+        self.index += 1;
+        if is_assistant(m) {
+            self.last_assistant = Some(index);
+            collect_call_names(m, &mut self.names);
+        }
+        for tm in tool_results_of(m) {
+            self.out.push((index, tm));
+        }
+    }
+
+    /// Counts an entry of the input that is not a message (it holds no tool result).
+    pub fn skip(&mut self) {
+        self.index += 1;
+    }
+
+    /// The tool messages, each marked trailing when it comes after the last assistant
+    /// message, and named from the assistant call with its id when it has no name.
+    pub fn finish(self) -> Vec<ToolMessage> {
+        let Reading {
+            names,
+            out,
+            last_assistant,
+            ..
+        } = self;
+        out.into_iter()
+            .map(|(index, mut tm)| {
+                tm.trailing = last_assistant.is_none_or(|a| index > a);
+                if tm.name.is_none() {
+                    tm.name = tm.call_id.as_ref().and_then(|id| names.get(id).cloned());
+                }
+                tm
+            })
+            .collect()
+    }
+}
+
+fn str_field<'a, M: Message + ?Sized>(obj: &'a M, keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|k| obj.text(k))
+}
+
+fn role<M: Message + ?Sized>(obj: &M) -> Option<&str> {
+    obj.text("role")
 }
 
 /// A message written by the model: it may hold tool calls; tool results after it answer them.
-fn is_assistant(obj: &Map<String, Value>) -> bool {
+fn is_assistant<M: Message + ?Sized>(obj: &M) -> bool {
     matches!(role(obj), Some("assistant" | "model" | "ai"))
-        || matches!(str_field(obj, &["type"]), Some("function_call" | "ai"))
+        || matches!(obj.text("type"), Some("function_call" | "ai"))
 }
 
-fn collect_call_names(obj: &Map<String, Value>, names: &mut HashMap<String, String>) {
+fn collect_call_names<M: Message + ?Sized>(obj: &M, names: &mut HashMap<String, String>) {
     let mut add = |id: Option<&str>, name: Option<&str>| {
         if let (Some(id), Some(name)) = (id.and_then(clean_id), name) {
             names.insert(id, name.to_string());
@@ -113,7 +163,7 @@ fn collect_call_names(obj: &Map<String, Value>, names: &mut HashMap<String, Stri
     };
     // OpenAI chat: tool_calls[].{id, function.name}
     for call in obj
-        .get("tool_calls")
+        .field("tool_calls")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -129,7 +179,7 @@ fn collect_call_names(obj: &Map<String, Value>, names: &mut HashMap<String, Stri
         add(str_field(call, &["id"]), name);
     }
     // Responses: a function_call item.
-    if str_field(obj, &["type"]) == Some("function_call") {
+    if obj.text("type") == Some("function_call") {
         add(
             str_field(obj, &["call_id", "id"]),
             str_field(obj, &["name"]),
@@ -149,22 +199,22 @@ fn collect_call_names(obj: &Map<String, Value>, names: &mut HashMap<String, Stri
 }
 
 /// The parts (GenAI) or content blocks (Anthropic, OpenAI) of a message.
-fn blocks(obj: &Map<String, Value>) -> impl Iterator<Item = &Map<String, Value>> {
+fn blocks<M: Message + ?Sized>(obj: &M) -> impl Iterator<Item = &Map<String, Value>> {
     ["parts", "content"]
         .into_iter()
-        .filter_map(|k| obj.get(k).and_then(Value::as_array))
+        .filter_map(|k| obj.field(k).and_then(Value::as_array))
         .flatten()
         .filter_map(Value::as_object)
 }
 
-fn tool_results_of(obj: &Map<String, Value>) -> Vec<ToolMessage> {
+fn tool_results_of<M: Message + ?Sized>(obj: &M) -> Vec<ToolMessage> {
     let mut out = Vec::new();
     // Responses item.
-    if str_field(obj, &["type"]) == Some("function_call_output") {
+    if obj.text("type") == Some("function_call_output") {
         out.push(message(
             str_field(obj, &["call_id", "id"]),
             None,
-            obj.get("output"),
+            obj.field("output"),
             "output",
         ));
         return out;
@@ -213,11 +263,11 @@ fn tool_results_of(obj: &Map<String, Value>) -> Vec<ToolMessage> {
         return out;
     }
     // OpenAI chat tool / function message (LangChain: type "tool").
-    if matches!(role(obj), Some("tool" | "function")) || str_field(obj, &["type"]) == Some("tool") {
+    if matches!(role(obj), Some("tool" | "function")) || obj.text("type") == Some("tool") {
         out.push(message(
             str_field(obj, &["tool_call_id", "id"]),
             str_field(obj, &["name"]),
-            obj.get("content"),
+            obj.field("content"),
             "content",
         ));
     }

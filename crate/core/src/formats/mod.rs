@@ -59,6 +59,7 @@ mod ai_sdk;
 mod content;
 mod convert;
 mod detect;
+mod fields;
 mod genai;
 mod join;
 mod langfuse;

@@ -22,6 +22,7 @@
 
 use serde_json::{Map, Value};
 
+use super::fields::Fields;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
 use super::otel::as_text;
@@ -34,6 +35,43 @@ pub(crate) fn is_item(obj: &Map<String, Value>) -> bool {
         obj.get("object").and_then(Value::as_str),
         Some("trace" | "trace.span")
     ) || obj.get("span_data").is_some_and(Value::is_object)
+}
+
+/// The fields of an item that [`is_item`] and [`read_item`] look at, and those of its
+/// `span_data`; every other field of a line is parsed and dropped by [`item_line`].
+const ITEM_FIELDS: [&str; 10] = [
+    "object",
+    "id",
+    "span_id",
+    "workflow_name",
+    "trace_id",
+    "parent_id",
+    "started_at",
+    "ended_at",
+    "error",
+    "span_data",
+];
+const DATA_FIELDS: [&str; 7] = [
+    "type",
+    "name",
+    "model",
+    "input",
+    "output",
+    "call_id",
+    "tool_call_id",
+];
+
+/// One JSONL line that is a single item, as an object of only the fields read (a
+/// generation's output, usage and model configuration are dropped), or `None` for anything
+/// else, which is then read as a whole tree. `is_item` and `read_item` only look at these
+/// fields, so they read the object made by [`Fields`] as they read the whole tree.
+pub(crate) fn item_line(text: &str) -> Option<Value> {
+    let fields = Fields {
+        keep: &ITEM_FIELDS,
+        nested: Some(("span_data", &DATA_FIELDS)),
+    };
+    let obj = fields.object(text)?;
+    is_item(&obj).then_some(Value::Object(obj))
 }
 
 pub(crate) fn read_value(
@@ -91,17 +129,18 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
         return sink.skipped(entry, id, format!("trace record ({workflow})"));
     }
     let parent = text(obj, "parent_id");
+    // Borrowed: a copy of span_data was a copy of the model input it holds.
+    let no_data = Map::new();
     let data = obj
         .get("span_data")
         .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+        .unwrap_or(&no_data);
     let kind = data
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or("unknown")
         .to_string();
-    let name = text(&data, "name");
+    let name = text(data, "name");
     let ended = obj.get("ended_at").and_then(Value::as_str);
     let times = Times {
         start: obj
@@ -136,7 +175,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
             };
             let call_id = ["call_id", "tool_call_id"]
                 .iter()
-                .find_map(|k| text(&data, k))
+                .find_map(|k| text(data, k))
                 .and_then(|s| clean_id(&s));
             collector.tools.push(ToolCall {
                 at,
@@ -165,7 +204,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
                 entry,
                 id,
                 parent,
-                name.or_else(|| text(&data, "model")),
+                name.or_else(|| text(data, "model")),
                 format!("model call ({kind} span): read for the join"),
             );
             collector.models.push(ModelCall { at, input });

@@ -170,9 +170,20 @@ pub(super) fn status_code(status: Option<&Value>) -> Option<&'static str> {
 /// A 64-bit time: a decimal string (as OTLP JSON writes it) or a number.
 pub(super) fn nanos(value: &Value) -> Option<i128> {
     match value {
-        Value::String(s) => s.trim().parse().ok(),
+        Value::String(s) => nanos_text(s),
         Value::Number(n) => n.as_u64().map(i128::from),
         _ => None,
+    }
+}
+
+/// A time written as a decimal string, trimmed. Read as a `u64` first: every OTLP time is
+/// one, and a 128-bit parse costs a 128-bit multiplication per digit (a call in wasm32);
+/// what a `u64` cannot hold (a sign, more digits) is read as before.
+pub(super) fn nanos_text(text: &str) -> Option<i128> {
+    let text = text.trim();
+    match text.parse::<u64>() {
+        Ok(n) => Some(i128::from(n)),
+        Err(_) => text.parse().ok(),
     }
 }
 

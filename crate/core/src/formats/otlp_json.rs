@@ -45,8 +45,13 @@ pub(crate) struct Request {
 impl Request {
     /// Reads one request from its bytes, or `None` when it is not of the ordinary shape (then
     /// the tree reader reads it).
+    ///
+    /// The bytes are checked as UTF-8 once, whole, and then read as text: reading bytes,
+    /// serde_json checks each string on its own, a call per string that cost more than the
+    /// one pass over the line (in wasm above all). Bytes that are not UTF-8 are never an
+    /// ordinary request: the tree reader reads them, and reports them.
     pub fn parse(bytes: &[u8]) -> Option<Request> {
-        serde_json::from_slice(bytes).ok()
+        serde_json::from_str(std::str::from_utf8(bytes).ok()?).ok()
     }
 
     /// What [`otlp::read_request`] does with the same request: each span interpreted by its
@@ -68,7 +73,7 @@ fn unusual<E: Error>(what: &str) -> E {
 }
 
 /// A key or string, borrowed from the input unless it had escapes.
-struct Str<'de>(Cow<'de, str>);
+pub(super) struct Str<'de>(pub Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Str<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -90,7 +95,7 @@ impl<'de> Deserialize<'de> for Str<'de> {
 }
 
 /// Any JSON value, parsed as the tree reader parses it and dropped.
-struct Skip;
+pub(super) struct Skip;
 
 impl<'de> Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -321,18 +326,17 @@ impl<'de> EachObject<'de> for Spans<'_> {
                     once(&mut seen.name)?;
                     span.name = map.next_value::<Option<Str>>()?.map(|s| s.0.into_owned());
                 }
-                // Times and status are small values, read by the tree reader's own functions.
                 "startTimeUnixNano" | "start_time_unix_nano" => {
                     once(&mut seen.start)?;
-                    start = otlp::nanos(&map.next_value::<Value>()?);
+                    start = map.next_value::<Nanos>()?.0;
                 }
                 "endTimeUnixNano" | "end_time_unix_nano" => {
                     once(&mut seen.end)?;
-                    end = otlp::nanos(&map.next_value::<Value>()?);
+                    end = map.next_value::<Nanos>()?.0;
                 }
                 "status" => {
                     once(&mut seen.status)?;
-                    code = otlp::status_code(Some(&map.next_value::<Value>()?));
+                    code = map.next_value::<Status>()?.0;
                 }
                 "attributes" => {
                     once(&mut seen.attributes)?;
@@ -359,6 +363,147 @@ impl<'de> EachObject<'de> for Spans<'_> {
         };
         self.0.push(span);
         Ok(())
+    }
+}
+
+/// A time as [`otlp::nanos`] reads it: a decimal string (trimmed) or a non-negative integer;
+/// anything else is no time. Read in place: a time is two strings of every span, and a tree
+/// value of each was an allocation.
+struct Nanos(Option<i128>);
+
+impl<'de> Deserialize<'de> for Nanos {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Nanos;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a time")
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<Nanos, E> {
+                Ok(Nanos(otlp::nanos_text(s)))
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<Nanos, E> {
+                Ok(Nanos(Some(i128::from(n))))
+            }
+            // A negative or fractional number is no time, as `Number::as_u64` says.
+            fn visit_i64<E: Error>(self, n: i64) -> Result<Nanos, E> {
+                Ok(Nanos(u64::try_from(n).ok().map(i128::from)))
+            }
+            fn visit_f64<E: Error>(self, _: f64) -> Result<Nanos, E> {
+                Ok(Nanos(None))
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Nanos, E> {
+                Ok(Nanos(None))
+            }
+            fn visit_unit<E: Error>(self) -> Result<Nanos, E> {
+                Ok(Nanos(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Nanos, A::Error> {
+                SkipVisitor.visit_seq(seq).map(|_| Nanos(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Nanos, A::Error> {
+                SkipVisitor.visit_map(map).map(|_| Nanos(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A span's `status` as [`otlp::status_code`] reads it: `ok` or `error` by the object's
+/// `code` (the last one, as the tree keeps it), a number or the enum's name.
+struct Status(Option<&'static str>);
+
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Status;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a span status")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Status, A::Error> {
+                let mut code = None;
+                while let Some(key) = map.next_key::<Str>()? {
+                    if &*key.0 == "code" {
+                        code = map.next_value::<Code>()?.0;
+                    } else {
+                        map.next_value::<Skip>()?;
+                    }
+                }
+                Ok(Status(code))
+            }
+            // Not an object: no code, the value still parsed as the tree reader parses it.
+            fn visit_str<E: Error>(self, _: &str) -> Result<Status, E> {
+                Ok(Status(None))
+            }
+            fn visit_u64<E: Error>(self, _: u64) -> Result<Status, E> {
+                Ok(Status(None))
+            }
+            fn visit_i64<E: Error>(self, _: i64) -> Result<Status, E> {
+                Ok(Status(None))
+            }
+            fn visit_f64<E: Error>(self, _: f64) -> Result<Status, E> {
+                Ok(Status(None))
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Status, E> {
+                Ok(Status(None))
+            }
+            fn visit_unit<E: Error>(self) -> Result<Status, E> {
+                Ok(Status(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Status, A::Error> {
+                SkipVisitor.visit_seq(seq).map(|_| Status(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A status `code`: 1 or `STATUS_CODE_OK` is `ok`, 2 or `STATUS_CODE_ERROR` is `error`.
+struct Code(Option<&'static str>);
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Code;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a status code")
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<Code, E> {
+                Ok(Code(match n {
+                    2 => Some("error"),
+                    1 => Some("ok"),
+                    _ => None,
+                }))
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<Code, E> {
+                Ok(Code(match s {
+                    "STATUS_CODE_ERROR" => Some("error"),
+                    "STATUS_CODE_OK" => Some("ok"),
+                    _ => None,
+                }))
+            }
+            fn visit_i64<E: Error>(self, n: i64) -> Result<Code, E> {
+                u64::try_from(n).map_or(Ok(Code(None)), |n| self.visit_u64(n))
+            }
+            fn visit_f64<E: Error>(self, _: f64) -> Result<Code, E> {
+                Ok(Code(None))
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Code, E> {
+                Ok(Code(None))
+            }
+            fn visit_unit<E: Error>(self) -> Result<Code, E> {
+                Ok(Code(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Code, A::Error> {
+                SkipVisitor.visit_seq(seq).map(|_| Code(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Code, A::Error> {
+                SkipVisitor.visit_map(map).map(|_| Code(None))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -518,7 +663,7 @@ fn single(key: Cow<'_, str>, value: Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::path::Path;
 
     use super::super::reader::{json_line_as, read_document_as};
@@ -529,7 +674,7 @@ mod tests {
 
     /// Every call a reader makes, in order, as text.
     #[derive(Default)]
-    struct Recorder(Vec<String>);
+    pub(in super::super) struct Recorder(pub Vec<String>);
 
     impl Sink for Recorder {
         fn span(&mut self, line: u64, _: &mut SpanView<'_>) {
@@ -685,7 +830,7 @@ mod tests {
 
     /// A change to one entry (object member or array item) of a JSON tree, made in the text.
     #[derive(Clone, Copy)]
-    enum Op<'a> {
+    pub(in super::super) enum Op<'a> {
         /// The value replaced by this JSON text.
         Value(&'a str),
         /// The member written twice: itself, then with this value.
@@ -699,7 +844,13 @@ mod tests {
 
     /// Writes `value` as JSON with `op` applied at the `target`-th entry (depth first);
     /// returns whether it was applied.
-    fn emit(value: &Value, out: &mut String, at: &mut usize, target: usize, op: Op) -> bool {
+    pub(in super::super) fn emit(
+        value: &Value,
+        out: &mut String,
+        at: &mut usize,
+        target: usize,
+        op: Op,
+    ) -> bool {
         let mut applied = false;
         match value {
             Value::Array(items) => {

@@ -438,10 +438,11 @@ fn json_line(
     json_line_as(format, line_no, line, collector, sink, true)
 }
 
-/// [`json_line`], with the fast OTLP reader ([`otlp_json`]) or (`fast` false, for the tests
-/// that compare the two) without it. The fast reader reads an ordinary OTLP request; every
-/// other line, and every line it gives up on, is read through a `serde_json::Value` tree, so
-/// odd input gets the tree reader's messages.
+/// [`json_line`], with the fast paths or (`fast` false, for the tests that compare the two)
+/// without them: the tree-free OTLP reader ([`otlp_json`]) for an ordinary OTLP request,
+/// and [`super::fields`] for a line that is one Langfuse observation or one Agents SDK item.
+/// Every other line, and every line a fast path gives up on, is read through a
+/// `serde_json::Value` tree, so odd input gets the tree reader's messages.
 pub(super) fn json_line_as(
     format: Format,
     line_no: u64,
@@ -459,7 +460,25 @@ pub(super) fn json_line_as(
             return request.deliver(&mut Entries::line(line_no), collector, sink);
         }
     }
-    let value = match serde_json::from_slice::<Value>(line) {
+    // A Langfuse observation or Agents SDK item alone on its line: only the fields read
+    // (see formats::fields); any other line is read as a tree.
+    let item = match format {
+        Format::Langfuse if fast => std::str::from_utf8(line)
+            .ok()
+            .and_then(langfuse::observation_line),
+        Format::OpenaiAgents if fast => std::str::from_utf8(line)
+            .ok()
+            .and_then(openai_agents::item_line),
+        _ => None,
+    };
+    if let Some(value) = item {
+        let mut entries = Entries::line(line_no);
+        if let Err(error) = read_value(format, &value, &mut entries, collector, sink) {
+            sink.invalid(line_no, InvalidKind::UnknownFormat, error);
+        }
+        return;
+    }
+    let value = match parse_value(line) {
         Ok(v) => v,
         Err(e) => {
             let why = format!("not valid JSON: {}", json_error(&e));
@@ -515,7 +534,7 @@ fn read_document_tree(
     collector: &mut Collector,
     sink: &mut dyn Sink,
 ) -> (&'static str, Result<(), (InvalidKind, String)>) {
-    match serde_json::from_slice::<Value>(buf) {
+    match parse_value(buf) {
         Err(e) => {
             let name = option.forced().map_or("unknown", Format::as_str);
             let why = format!(
@@ -547,6 +566,17 @@ fn read_document_tree(
     }
 }
 
+/// Parses one JSON value as `serde_json::from_slice` does, with the same errors. Valid UTF-8
+/// (nearly every input) is checked once, whole, and read as text, so serde_json does not
+/// check each string on its own again (a call per string: more than the one pass over the
+/// line, in wasm above all); other bytes are read as bytes, for serde_json's own message.
+fn parse_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    }
+}
+
 /// Why bytes that serde_json rejected are not JSON: binary data (a NUL byte), text that is
 /// not UTF-8, or malformed JSON.
 fn json_kind(bytes: &[u8]) -> InvalidKind {
@@ -569,6 +599,27 @@ pub(crate) fn json_error(err: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Text or bytes, the same value and the same error, at the same place.
+    #[test]
+    fn parse_value_reads_as_from_slice() {
+        let cases: [&[u8]; 9] = [
+            b"{\"a\": [1, \"\xc3\xa9\", {\"b\": null}]}",
+            b"{\"a\": \"\xff\"}",
+            b"{\"a\": \"x\"}\xff",
+            b"{\"a\": 1,}",
+            b"{\"a\": \"\\ud800\"}",
+            b"[1, 2",
+            b"",
+            b"\xef\xbb\xbf{}",
+            b"{\"a\": \"\x00\"}",
+        ];
+        for bytes in cases {
+            let ours = parse_value(bytes).map_err(|e| e.to_string());
+            let theirs = serde_json::from_slice::<Value>(bytes).map_err(|e| e.to_string());
+            assert_eq!(ours, theirs, "{}", String::from_utf8_lossy(bytes));
+        }
+    }
 
     #[test]
     fn first_nonblank_line_waits_for_the_newline() {

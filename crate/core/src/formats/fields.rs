@@ -1,0 +1,249 @@
+//! Reading only the fields a reader looks at from one JSON object line, rather than a whole
+//! `serde_json::Value` tree of it: the fast path of the line readers of the tree formats
+//! (Langfuse, OpenAI Agents SDK).
+//!
+//! A line of those formats holds many fields the reading never looks at (token usage, model
+//! parameters, a generation's output ...), and a tree of them costs an allocation per value
+//! and a SipHash per key. Here the named fields are parsed into the tree's values, the last
+//! of a repeated one kept (as the tree keeps it), and every other field is parsed as the tree
+//! parses it and dropped, so what the tree reader rejects fails here too, and the caller then
+//! reads the line as a tree for its messages. A reader that looks only at the named fields
+//! reads the object made here as it reads the whole tree.
+
+use std::fmt;
+
+use serde::de::value::SeqAccessDeserializer;
+use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Number, Value};
+
+use super::otlp_json::{Skip, Str};
+
+/// Which fields of an object to keep: `keep`, and within the object value of `nested` (when
+/// it is one), only the fields `nested_keep`.
+#[derive(Clone, Copy)]
+pub(crate) struct Fields {
+    pub keep: &'static [&'static str],
+    pub nested: Option<(&'static str, &'static [&'static str])>,
+}
+
+impl Fields {
+    /// The object of a line with only the kept fields, or `None` when the line is not one
+    /// JSON object (then it is read as a tree).
+    pub fn object(self, text: &str) -> Option<Map<String, Value>> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let obj = de.deserialize_map(ObjectVisitor(self)).ok()?;
+        de.end().ok()?;
+        Some(obj)
+    }
+}
+
+struct ObjectVisitor(Fields);
+
+impl<'de> Visitor<'de> for ObjectVisitor {
+    type Value = Map<String, Value>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut obj = Map::new();
+        while let Some(Str(key)) = map.next_key::<Str>()? {
+            if !self.0.keep.contains(&&*key) {
+                map.next_value::<Skip>()?;
+                continue;
+            }
+            let value = match self.0.nested {
+                Some((name, keep)) if name == key => {
+                    map.next_value_seed(Nested(Fields { keep, nested: None }))?
+                }
+                _ => map.next_value::<Value>()?,
+            };
+            obj.insert(key.into_owned(), value);
+        }
+        Ok(obj)
+    }
+}
+
+/// A value that is kept: an object with only its kept fields, anything else whole.
+struct Nested(Fields);
+
+impl<'de> DeserializeSeed<'de> for Nested {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Nested {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        ObjectVisitor(self.0).visit_map(map).map(Value::Object)
+    }
+    // Anything else as the tree holds it.
+    fn visit_unit<E: Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E: Error>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_u64<E: Error>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+    fn visit_i64<E: Error>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+    fn visit_f64<E: Error>(self, n: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E: Error>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::super::otlp_json::tests::{emit, Op, Recorder};
+    use super::super::reader::json_line_as;
+    use super::super::{Collector, Format};
+
+    /// The lines read as `format` with the fast path for single items, and without.
+    fn both_ways(format: Format, lines: &[&[u8]]) -> (Vec<String>, Vec<String>) {
+        let run = |fast: bool| {
+            let (mut collector, mut sink) = (Collector::default(), Recorder::default());
+            for (i, line) in lines.iter().enumerate() {
+                let n = i as u64 + 1;
+                json_line_as(format, n, line, &mut collector, &mut sink, fast);
+            }
+            // What was read for the join, beside what the join made of it (a single line
+            // has no model call for its tool call: its call id shows only here).
+            let read = format!("{:?} {:?}", collector.tools, collector.models);
+            sink.0.push(read);
+            let conventions = collector.finish(&mut sink);
+            sink.0.push(format!("conventions {conventions:?}"));
+            sink.0
+        };
+        (run(true), run(false))
+    }
+
+    /// Every item of a fixture, each field (nested ones too) of every type, given twice,
+    /// respelled or dropped: the fast path reads what it accepts as the tree reader does, and
+    /// leaves the rest to it. (Leaving a read field out of a list fails this.)
+    /// `absent`: fields (`a` or `a.b`) given to every item that lacks them, so that every
+    /// read field is varied even where the fixture leaves it out.
+    fn lines_read_the_same(
+        format: Format,
+        fixture: &str,
+        raw: &[&'static str],
+        absent: &[(&str, serde_json::Value)],
+    ) {
+        let mut ops: Vec<Op> = Vec::new();
+        for &raw in raw {
+            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
+        }
+        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read(root.join("tests/fixtures/formats").join(fixture)).unwrap();
+        let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+        // The fixture as it is, in one run (the join across lines).
+        let (fast, tree) = both_ways(format, &lines);
+        assert_eq!(fast, tree);
+        let mut variants = 0;
+        for line in lines.iter().filter(|l| !l.is_empty()) {
+            let mut base: serde_json::Value = serde_json::from_slice(line).unwrap();
+            for (path, value) in absent {
+                let (outer, inner) = path.split_once('.').unwrap_or((path, ""));
+                let Some(obj) = base.as_object_mut() else {
+                    continue;
+                };
+                let slot = if inner.is_empty() {
+                    Some((obj, outer))
+                } else {
+                    obj.get_mut(outer)
+                        .and_then(serde_json::Value::as_object_mut)
+                        .map(|o| (o, inner))
+                };
+                if let Some((o, key)) = slot {
+                    o.entry(key).or_insert_with(|| value.clone());
+                }
+            }
+            let mut target = 0;
+            loop {
+                let mut any = false;
+                for &op in &ops {
+                    let (mut text, mut at) = (String::new(), 0);
+                    if !emit(&base, &mut text, &mut at, target, op) {
+                        continue;
+                    }
+                    any = true;
+                    variants += 1;
+                    let (fast, tree) = both_ways(format, &[text.as_bytes()]);
+                    assert_eq!(fast, tree, "{text}");
+                }
+                if !any {
+                    break;
+                }
+                target += 1;
+            }
+        }
+        assert!(variants > 3000, "variants: {variants}");
+    }
+
+    const RAW: [&str; 14] = [
+        "null",
+        "0",
+        "-1",
+        "1.5",
+        "1e400",
+        "true",
+        "\"\"",
+        "\"\\ud800\"",
+        "[]",
+        "{}",
+        "\"2025-06-15T09:30:00.010Z\"",
+        "{\"content\":\"c\",\"tool_call_id\":\"call_1\"}",
+        "[{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"x\"}]",
+        "\"call_1\"",
+    ];
+
+    #[test]
+    fn langfuse_observation_lines_read_the_same() {
+        let mut raw = RAW.to_vec();
+        raw.extend(["\"tool\"", "\"ERROR\"", "\"GENERATION\""]);
+        let absent: Vec<_> = [
+            "trace_id",
+            "start_time",
+            "end_time",
+            "parent_observation_id",
+        ]
+        .into_iter()
+        .map(|k| (k, serde_json::json!("2025-06-15T09:30:00.010Z")))
+        .chain([("metadata.tool_call_id", serde_json::json!("call_1"))])
+        .collect();
+        lines_read_the_same(Format::Langfuse, "langfuse.jsonl", &raw, &absent);
+    }
+
+    #[test]
+    fn agents_item_lines_read_the_same() {
+        let mut raw = RAW.to_vec();
+        raw.extend(["\"function\"", "\"trace\"", "\"response\""]);
+        let absent: Vec<_> = ["span_id", "workflow_name", "error"]
+            .into_iter()
+            .map(|k| (k, serde_json::json!("x")))
+            .chain(
+                ["call_id", "tool_call_id", "model", "name"]
+                    .map(|k| (["span_data.", k].concat(), serde_json::json!("call_1")))
+                    .iter()
+                    .map(|(k, v)| (&*k.clone().leak(), v.clone())),
+            )
+            .collect();
+        lines_read_the_same(Format::OpenaiAgents, "openai-agents.jsonl", &raw, &absent);
+    }
+}
