@@ -24,66 +24,11 @@
 //! classifier of the span format decides the status, so the verdict rules exist once.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::content::Content;
 use super::model::{Captured, ModelCall, SpanRef, ToolCall};
 use crate::record::{Join, Provenance};
 use crate::span::{ClipReason, SpanRecord};
-
-/// The join's maps, keyed by trace ids, call ids and tool names (short strings) and by
-/// index pairs. They hash with FxHash (the multiply-rotate hash rustc uses, as
-/// `crate::intern` does): SipHash, the default, was a fifth of the join's time in wasm.
-/// FxHash is not DoS-resistant: a file crafted to collide only makes its own check slower
-/// (the join runs on one input, never on a service's shared state).
-type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
-
-/// FxHash, a word at a time.
-#[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl IdHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
-    }
-}
-
-impl Hasher for IdHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            self.add(u64::from_le_bytes(word.try_into().unwrap_or_default()));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut last = [0; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 /// One tool call, ready for the report.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,7 +52,7 @@ enum Outcome {
 
 pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
     // Model calls per trace, in time order (read order when times are missing).
-    let mut by_trace: IdMap<Option<&str>, Vec<usize>> = IdMap::default();
+    let mut by_trace: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
     for (i, m) in models.iter().enumerate() {
         by_trace
             .entry(m.at.trace_id.as_deref())
@@ -120,16 +65,16 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
     // Per trace, what makes "the later model calls of a tool" a pair of ranges of its time
     // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
     // n tool calls and n model calls cost n^2).
-    let index: IdMap<Option<&str>, TraceIndex<'_>> = by_trace
+    let index: HashMap<Option<&str>, TraceIndex<'_>> = by_trace
         .iter()
         .map(|(trace, list)| (*trace, TraceIndex::new(list, models)))
         .collect();
 
     // Per model call: its tool messages by call id (the first of each id), once.
-    let ids: Vec<IdMap<&str, usize>> = models
+    let ids: Vec<HashMap<&str, usize>> = models
         .iter()
         .map(|m| {
-            let mut index = IdMap::default();
+            let mut index = HashMap::new();
             for (k, x) in m.input.as_deref().unwrap_or_default().iter().enumerate() {
                 if let Some(id) = x.call_id.as_deref() {
                     index.entry(id).or_insert(k);
@@ -140,7 +85,7 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
         .collect();
 
     let mut outcomes: Vec<Option<(Outcome, Join)>> = (0..tools.len()).map(|_| None).collect();
-    let mut claimed: HashSet<(usize, usize), BuildHasherDefault<IdHasher>> = HashSet::default();
+    let mut claimed: HashSet<(usize, usize)> = HashSet::new();
     // Tool calls left for the order join, grouped by their next model call.
     let mut by_next: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
 
@@ -191,7 +136,7 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
         let msgs = models[m].input.as_ref().map_or(&[][..], Vec::as_slice);
         // Unclaimed trailing messages by tool name, each queue in input order: taking the
         // first free message of a name is a pop, not a scan and a removal.
-        let mut free: IdMap<Option<&str>, VecDeque<usize>> = IdMap::default();
+        let mut free: HashMap<Option<&str>, VecDeque<usize>> = HashMap::new();
         for k in (0..msgs.len()).filter(|&k| msgs[k].trailing && !claimed.contains(&(m, k))) {
             free.entry(msgs[k].name.as_deref())
                 .or_default()
@@ -252,7 +197,7 @@ struct TraceIndex<'a> {
     /// Positions in `list` whose input was not captured.
     uncaptured: Vec<usize>,
     /// Per call id, the positions in `list` whose captured input carries it.
-    by_id: IdMap<&'a str, Vec<usize>>,
+    by_id: HashMap<&'a str, Vec<usize>>,
 }
 
 /// The later model calls of one tool call: ranges of positions in its trace's list, in order.
@@ -284,7 +229,7 @@ impl<'a> TraceIndex<'a> {
     fn new(list: &'a [usize], models: &'a [ModelCall]) -> TraceIndex<'a> {
         let timed = list.partition_point(|&i| models[i].at.times.start.is_some());
         let (mut with_ids, mut uncaptured) = (Vec::new(), Vec::new());
-        let mut by_id: IdMap<&str, Vec<usize>> = IdMap::default();
+        let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
         for (p, &i) in list.iter().enumerate() {
             match &models[i].input {
                 Err(_) => uncaptured.push(p),
