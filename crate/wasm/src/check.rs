@@ -517,11 +517,7 @@ impl CheckReport {
         to: u32,
         into: Option<JsBuffer>,
     ) -> Result<Uint8Array, JsValue> {
-        let into = buffer(into)?;
-        Ok(bytes_into(
-            render::table_rows(&self.report, from as usize, to as usize),
-            into,
-        ))
+        self.range_bytes(render::table_rows, from, to, into)
     }
 
     /// `tableTail()` as UTF-8 bytes (`into` as for `tableRowsBytes`). The tail lists a line
@@ -543,11 +539,7 @@ impl CheckReport {
         to: u32,
         into: Option<JsBuffer>,
     ) -> Result<Uint8Array, JsValue> {
-        let into = buffer(into)?;
-        Ok(bytes_into(
-            render::json_rows(&self.report, from as usize, to as usize),
-            into,
-        ))
+        self.range_bytes(render::json_rows, from, to, into)
     }
 
     /// `jsonRollup(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`).
@@ -558,11 +550,7 @@ impl CheckReport {
         to: u32,
         into: Option<JsBuffer>,
     ) -> Result<Uint8Array, JsValue> {
-        let into = buffer(into)?;
-        Ok(bytes_into(
-            render::json_rollup(&self.report, from as usize, to as usize),
-            into,
-        ))
+        self.range_bytes(render::json_rollup, from, to, into)
     }
 
     /// `jsonlRows(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`).
@@ -573,9 +561,22 @@ impl CheckReport {
         to: u32,
         into: Option<JsBuffer>,
     ) -> Result<Uint8Array, JsValue> {
+        self.range_bytes(render::jsonl_rows, from, to, into)
+    }
+}
+
+impl CheckReport {
+    /// Rows `from..to` rendered by `render`, as bytes (`into` as for `tableRowsBytes`).
+    fn range_bytes(
+        &self,
+        render: fn(&Report, usize, usize) -> String,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
         let into = buffer(into)?;
         Ok(bytes_into(
-            render::jsonl_rows(&self.report, from as usize, to as usize),
+            render(&self.report, from as usize, to as usize),
             into,
         ))
     }
