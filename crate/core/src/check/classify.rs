@@ -36,6 +36,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every status, in priority order: `ALL[s.priority()] == s`.
     pub const ALL: [Status; 6] = [
         Status::SilentClip,
         Status::Incomplete,
@@ -200,6 +201,12 @@ fn is_closed_status(status: &str) -> bool {
 }
 
 /// The share of observed bytes that did not reach the model (the seed's `clip_ratio`).
+/// The clip ratio of a span whose two lengths are known (what the report records and the
+/// histogram counts); `None` when either is missing.
+pub fn clip_ratio_of(observed: Option<u64>, injected: Option<u64>) -> Option<f64> {
+    Some(clip_ratio(observed?, injected?))
+}
+
 pub fn clip_ratio(observed: u64, injected: u64) -> f64 {
     if observed == 0 {
         return 0.0;
@@ -251,6 +258,15 @@ fn ratio_detail(ratio: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows and rollup records store a status as its priority and read it back through
+    /// `ALL`: the two orders must agree.
+    #[test]
+    fn all_lists_statuses_in_priority_order() {
+        for s in Status::ALL {
+            assert_eq!(Status::ALL[usize::from(s.priority())], s);
+        }
+    }
 
     #[test]
     fn ratio_detail_rounds_as_format_does() {

@@ -14,7 +14,7 @@ use super::rows::{NewRow, Rows, PACKED_BYTES};
 use serde::{Deserialize, Serialize};
 
 use super::classify::{
-    classify_with, clip_ratio, ReasonPolicy, Status, Verdict, UNKNOWN_REASON_WARNING,
+    classify_with, clip_ratio_of, ReasonPolicy, Status, Verdict, UNKNOWN_REASON_WARNING,
 };
 use crate::formats::FormatOption;
 use crate::record::Sink;
@@ -615,11 +615,7 @@ impl ReportBuilder {
             self.not_kept.spans += 1;
         }
 
-        let clip_ratio = match (rec.observed_bytes, rec.injected_bytes) {
-            (Some(o), Some(i)) if o > 0 => Some(clip_ratio(o, i)),
-            (Some(0), Some(_)) => Some(0.0),
-            _ => None,
-        };
+        let clip_ratio = clip_ratio_of(rec.observed_bytes, rec.injected_bytes);
         if let Some(r) = clip_ratio {
             self.clip_histogram.add(r);
         }
@@ -764,9 +760,7 @@ impl ReportBuilder {
     ) {
         let id_start = self.ids.len() as u32;
         self.ids.push(id);
-        let status = status.map_or(CONTEXT, |s| {
-            Status::ALL.iter().position(|&a| a == s).unwrap_or(0) as u32
-        });
+        let status = status.map_or(CONTEXT, |s| u32::from(s.priority()));
         let narrow = u32::try_from(line).ok().filter(|&l| l != WIDE_LINE);
         if narrow.is_none() {
             self.wide_lines.push((self.nodes.len() as u32, line));

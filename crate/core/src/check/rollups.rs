@@ -105,9 +105,9 @@ impl Rollups {
 
     /// Appends an entry (callers append them in report order).
     pub(super) fn push(&mut self, entry: &Rollup) {
-        let status = entry.own_status.map_or(NO_STATUS, |s| {
-            Status::ALL.iter().position(|&a| a == s).unwrap_or(0) as u64
-        });
+        let status = entry
+            .own_status
+            .map_or(NO_STATUS, |s| u64::from(s.priority()));
         let flags = status
             | if entry.line.is_some() { LINE } else { 0 }
             | if entry.name.is_some() { NAME } else { 0 };

@@ -30,7 +30,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::blocks::Blocks;
-use super::classify::{clip_ratio, Status};
+use super::classify::{clip_ratio_of, Status};
 use super::report::Row;
 use crate::intern::Interner;
 use crate::record::Join;
@@ -103,16 +103,6 @@ fn join_of(code: u8) -> Option<Join> {
         1 => Some(Join::ToolCallId),
         2 => Some(Join::Order),
         3 => Some(Join::Unmatched),
-        _ => None,
-    }
-}
-
-/// The clip ratio the report builder computes from the two lengths, so a record stores a
-/// ratio only when it is not this one (rows built from a report's JSON carry their own).
-fn derived_clip_ratio(observed: Option<u64>, injected: Option<u64>) -> Option<f64> {
-    match (observed, injected) {
-        (Some(o), Some(i)) if o > 0 => Some(clip_ratio(o, i)),
-        (Some(0), Some(_)) => Some(0.0),
         _ => None,
     }
 }
@@ -423,7 +413,7 @@ impl Rows {
             None => None,
             Some(r) => {
                 flags |= CLIP_RATIO;
-                let derived = derived_clip_ratio(row.observed_bytes, row.injected_bytes);
+                let derived = clip_ratio_of(row.observed_bytes, row.injected_bytes);
                 // Bit for bit: a ratio equal to the derived one renders the same.
                 if derived.map(f64::to_bits) == Some(r.to_bits()) {
                     None
@@ -433,13 +423,10 @@ impl Rows {
                 }
             }
         };
-        let status = Status::ALL
-            .iter()
-            .position(|&s| s == row.status)
-            .unwrap_or(0);
+        let status = row.status.priority();
         let misc =
             join_code(row.join) | (u8::from(row.injected_tokens_estimated) * TOKENS_ESTIMATED);
-        arena.push(char::from(status as u8));
+        arena.push(char::from(status));
         arena.push(char::from(flags));
         arena.push(char::from(misc));
         put(arena, row.line);
@@ -555,7 +542,7 @@ impl Rows {
         let clip_ratio = if flags & CLIP_RATIO_STORED != 0 {
             Some(f64::from_bits(get(bytes, &mut pos)))
         } else if flags & CLIP_RATIO != 0 {
-            derived_clip_ratio(observed_bytes, injected_bytes)
+            clip_ratio_of(observed_bytes, injected_bytes)
         } else {
             None
         };
@@ -799,7 +786,7 @@ mod tests {
             observed_bytes: Some(u64::MAX),
             injected_bytes: Some(0),
             injected_tokens: None,
-            clip_ratio: Some(clip_ratio(u64::MAX, 0)),
+            clip_ratio: Some(super::super::classify::clip_ratio(u64::MAX, 0)),
             clip_reason: Some("prompt_token_cap".into()),
             sha256_observed: Some("ab".repeat(32)),
             sha256_injected: Some(String::new()),
