@@ -134,6 +134,20 @@ unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// Decimal digits of `v` in a caller-provided buffer (no allocation).
+pub fn itoa_u64(mut v: u64, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,10 +41,10 @@ fn write_value(
                 let mut buf = [0u8; 20];
                 let start = out.len();
                 match (n.as_u64(), n.as_i64()) {
-                    (Some(u), _) => out.push_str(itoa_u64(u, &mut buf)),
+                    (Some(u), _) => out.push_str(crate::bytes::itoa_u64(u, &mut buf)),
                     (None, Some(i)) => {
                         out.push('-');
-                        out.push_str(itoa_u64(i.unsigned_abs(), &mut buf));
+                        out.push_str(crate::bytes::itoa_u64(i.unsigned_abs(), &mut buf));
                     }
                     (None, None) => out.push('0'),
                 }
@@ -79,7 +79,7 @@ fn write_value(
                 }
                 let len = path.len();
                 path.push('[');
-                path.push_str(itoa_u64(i as u64, &mut [0; 20]));
+                path.push_str(crate::bytes::itoa_u64(i as u64, &mut [0; 20]));
                 path.push(']');
                 write_value(item, form, out, path, depth + 1)?;
                 path.truncate(len);
@@ -105,18 +105,4 @@ fn write_value(
         }
     }
     Ok(())
-}
-
-/// Decimal digits of `v` in a caller-provided buffer (no allocation).
-fn itoa_u64(mut v: u64, buf: &mut [u8; 20]) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }

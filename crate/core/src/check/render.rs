@@ -549,18 +549,8 @@ fn push_opt_u64(out: &mut String, n: Option<u64>) {
     }
 }
 
-fn push_u64(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+fn push_u64(out: &mut String, n: u64) {
+    out.push_str(crate::bytes::itoa_u64(n, &mut [0; 20]));
 }
 
 /// A JSON string as `serde_json` escapes it: `"` and `\`, the short escapes `\b \f \n \r
