@@ -45,6 +45,26 @@ test('check reads stdin redirected from a file (read as a file) as it reads the 
   }
 });
 
+test('check run() into a stream that keeps the buffers it is given writes the same bytes', async () => {
+  // The CLI renders into one reused buffer; a stream that is not a file descriptor (here a
+  // Writable that keeps every chunk, as a collector does) must get copies, or later pieces
+  // would overwrite what it already holds.
+  const { Writable } = await import('node:stream');
+  // The subcommand's module as installed (not in the package's exports: the CLI's own).
+  const { run } = await import(new URL('../node_modules/toolslice/cli/check.mjs', import.meta.url));
+  const toolslice = await import('toolslice');
+  const big = join(mkdtempSync(join(tmpdir(), 'toolslice-')), 'big.jsonl');
+  writeFileSync(big, readFileSync(fixture('clipped.jsonl'), 'utf8').repeat(8000));
+  const kept = [];
+  const stdout = new Writable({ write(chunk, _enc, done) { kept.push(chunk); done(); } });
+  const stderr = new Writable({ write(_c, _e, done) { done(); } });
+  const code = await run(['--jsonl', big], { toolslice, stdout, stderr });
+  assert.equal(code, 1);
+  const expected = spawnSync(bin, ['check', '--jsonl', big], { encoding: 'utf8', maxBuffer: 1 << 30 }).stdout;
+  assert.ok(expected.length > 2 * (1 << 20));
+  assert.equal(Buffer.concat(kept).toString('utf8'), expected);
+});
+
 test('check --json prints the report', () => {
   const r = cli(['check', '--json', fixture('clipped.jsonl')]);
   const report = JSON.parse(r.stdout);

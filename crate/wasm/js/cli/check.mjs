@@ -116,12 +116,17 @@ class Output {
     this.stream = stream;
     this.buffer = Buffer.allocUnsafe(BUFFER_BYTES);
     this.used = 0;
+    // A stream on a file descriptor (stdout: a file, a pipe, a terminal) is done with the
+    // bytes when its write calls back; any other stream (a PassThrough, a collector) may
+    // keep the very Buffer it was given, so it gets a copy, never the reused buffer.
+    this.reuse = typeof stream.fd === 'number';
   }
   async add(text) {
     if (!text) return;
-    if (Buffer.byteLength(text) > this.buffer.length - this.used) {
+    const length = Buffer.byteLength(text);
+    if (length > this.buffer.length - this.used) {
       await this.flush();
-      if (Buffer.byteLength(text) > this.buffer.length) return write(this.stream, text);
+      if (length > this.buffer.length) return write(this.stream, text);
     }
     this.used += this.buffer.write(text, this.used);
     if (this.used >= WRITE_BYTES) await this.flush();
@@ -149,7 +154,7 @@ class Output {
     const bytes = this.buffer.subarray(0, this.used);
     this.used = 0;
     // Awaited before the buffer is reused: the stream holds it until the write is done.
-    await write(this.stream, bytes);
+    await write(this.stream, this.reuse ? bytes : Buffer.from(bytes));
   }
 }
 
