@@ -16,8 +16,17 @@
 // It fails loudly when the glue does not have the shape it expects (a new wasm-bindgen).
 import { readFileSync, writeFileSync } from 'node:fs';
 
-// Must equal AREA_LEN in crate/wasm/src/hash.rs.
-const AREA = 64 * 1024;
+// The hash area's size, read from the Rust source that declares it (one place: a glue that
+// believed in a larger area than the module has would write past it).
+const AREA = (() => {
+  const src = readFileSync(new URL('../crate/wasm/src/hash.rs', import.meta.url), 'utf8');
+  const m = /^const AREA_LEN: usize = (\d+) \* 1024;$/m.exec(src);
+  if (!m) {
+    console.error('hash-glue: crate/wasm/src/hash.rs: no `const AREA_LEN: usize = N * 1024;`');
+    process.exit(1);
+  }
+  return Number(m[1]) * 1024;
+})();
 // The digest form each function asks for: 0 raw bytes, 1 hex; the short form reads the
 // first 16 of the 64 hex characters.
 const FORMS = { sha256: 0, sha256Hex: 1, sha256Short: 2 };

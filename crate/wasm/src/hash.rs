@@ -204,7 +204,7 @@ fn feed_string(hasher: &mut hash::Sha256, s: &js_sys::JsString) {
 
 /// Bytes in the hash area the glue's fast path writes into (see the module docs). Inputs up
 /// to this size are hashed in place; the area is zero-initialised memory of the module, so it
-/// costs no bytes of the `.wasm` file.
+/// costs no bytes of the `.wasm` file. scripts/hash-glue.mjs reads this line for its size.
 const AREA_LEN: usize = 64 * 1024;
 
 /// The hash area: input bytes in, then the digest (raw or hex) out at its start.
