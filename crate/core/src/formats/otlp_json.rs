@@ -241,15 +241,24 @@ impl<'de, T: EachObject<'de>> Visitor<'de> for ListItem<'_, T> {
 struct Resources<'a, 'de>(&'a mut Vec<OtelSpan<'de>>);
 
 /// The entries of a `scopeSpans` list: how many, and their spans.
-#[derive(Default)]
-struct Scopes<'de> {
+struct Scopes<'a, 'de> {
     count: usize,
-    spans: Vec<OtelSpan<'de>>,
+    spans: &'a mut Vec<OtelSpan<'de>>,
 }
 
 impl<'de> EachObject<'de> for Resources<'_, 'de> {
     fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
-        let (mut scopes, mut legacy) = (Scopes::default(), Scopes::default());
+        // `scopeSpans` read straight into the request's spans (if it has no entries it adds
+        // none); the legacy list aside, kept only when `scopeSpans` has no entries.
+        let mut legacy_spans = Vec::new();
+        let mut scopes = Scopes {
+            count: 0,
+            spans: &mut *self.0,
+        };
+        let mut legacy = Scopes {
+            count: 0,
+            spans: &mut legacy_spans,
+        };
         let (mut seen_scopes, mut seen_legacy) = (false, false);
         while let Some(key) = map.next_key::<Str>()? {
             match &*key.0 {
@@ -266,20 +275,21 @@ impl<'de> EachObject<'de> for Resources<'_, 'de> {
                 }
             }
         }
-        let chosen = if scopes.count > 0 { scopes } else { legacy };
-        self.0.extend(chosen.spans);
+        if scopes.count == 0 {
+            self.0.append(&mut legacy_spans);
+        }
         Ok(())
     }
 }
 
-impl<'de> EachObject<'de> for Scopes<'de> {
+impl<'de> EachObject<'de> for Scopes<'_, 'de> {
     fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
         self.count += 1;
         let mut seen = false;
         while let Some(key) = map.next_key::<Str>()? {
             if &*key.0 == "spans" {
                 once(&mut seen)?;
-                map.next_value_seed(List(&mut Spans(&mut self.spans)))?;
+                map.next_value_seed(List(&mut Spans(&mut *self.spans)))?;
             } else {
                 map.next_value::<Skip>()?;
             }
@@ -857,6 +867,33 @@ pub(super) mod tests {
             fast_read >= 20,
             "requests read by the fast path: {fast_read}"
         );
+    }
+
+    /// The point of the fast reader: a span's ids, name, keys and plain strings are slices of
+    /// the line, not copies; a string with escapes is the one that is copied.
+    #[test]
+    fn spans_borrow_from_the_line() {
+        let line = br#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t1","spanId":" s1 ","name":"execute_tool ls","endTimeUnixNano":"9","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"ls"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"a\nb"}},{"key":"n","value":{"intValue":"3"}}],"events":[{"name":"e","attributes":[{"key":"content","value":{"stringValue":"hi"}}]}]}]}]}]}"#;
+        let request = Request::parse(line).unwrap();
+        let span = &request.spans[0];
+        let borrowed = |s: &Option<Cow<'_, str>>| matches!(s, Some(Cow::Borrowed(_)));
+        assert!(borrowed(&span.trace_id) && borrowed(&span.span_id) && borrowed(&span.name));
+        assert_eq!(span.span_id.as_deref(), Some("s1"));
+        assert!(matches!(
+            span.attrs.get("gen_ai.tool.name"),
+            Some(AttrValue::Text("ls", _))
+        ));
+        assert!(matches!(
+            span.attrs.get("gen_ai.tool.call.result"),
+            Some(AttrValue::Json(Value::String(s))) if s == "a\nb"
+        ));
+        assert_eq!(span.attr("n"), Some(&Value::from(3)));
+        let event = &span.events[0];
+        assert!(matches!(event.name, Cow::Borrowed("e")));
+        assert!(matches!(
+            event.attrs.get("content"),
+            Some(AttrValue::Text("hi", _))
+        ));
     }
 
     /// A change to one entry (object member or array item) of a JSON tree, made in the text.
