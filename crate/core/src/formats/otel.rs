@@ -137,7 +137,7 @@ impl<'a> Attrs<'a> {
     /// The attributes in the order the input gave them.
     pub fn from_list(mut list: Vec<(Cow<'a, str>, AttrValue<'a>)>) -> Self {
         // Stable, so that of equal keys the first given stays first, and is the one kept.
-        list.sort_by(|a, b| a.0.cmp(&b.0));
+        sort_by_key_str(&mut list, |(k, _)| k);
         list.dedup_by(|later, earlier| later.0 == earlier.0);
         Attrs { sorted: list }
     }
@@ -243,11 +243,29 @@ pub(crate) fn indexed<'s, 'a: 's>(
         .map(|Group(mut fields)| {
             // Stable and reversed, so the last of equal fields comes first and is kept.
             fields.reverse();
-            fields.sort_by(|a, b| a.0.cmp(b.0));
+            sort_by_key_str(&mut fields, |(k, _)| k);
             fields.dedup_by(|later, earlier| later.0 == earlier.0);
             Group(fields)
         })
         .collect()
+}
+
+/// Sorts stably by a string key: by insertion for the few entries a span or a message
+/// mostly has (no allocation, little code in the wasm module), by [`crate::sort::sort_by`]
+/// (n log n, one instantiation of the standard sort for the crate) above that.
+fn sort_by_key_str<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
+    const SHORT: usize = 16;
+    if items.len() > SHORT {
+        return crate::sort::sort_by(items, |a, b| key(a).cmp(key(b)));
+    }
+    for i in 1..items.len() {
+        let mut j = i;
+        // Strictly greater: an equal key never passes one given before it.
+        while j > 0 && key(&items[j - 1]) > key(&items[j]) {
+            items.swap(j - 1, j);
+            j -= 1;
+        }
+    }
 }
 
 /// A string attribute, or a number written as text (some SDKs write ids as integers).
@@ -284,6 +302,37 @@ mod tests {
         assert_eq!(groups[0].get("message.role"), Some(&json!("user")));
         assert_eq!(groups[1].get("message.role"), Some(&json!("tool")));
         assert_eq!(groups[1].get("message.content"), None);
+        // A group longer than an insertion sort takes: still the later key of a field.
+        let long: Attrs = (0..40)
+            .map(|i| (format!("p.{}.f{}", ["0", "00"][i % 2], i / 2), json!(i)))
+            .collect();
+        let groups = indexed(long.prefixed("p."), "p.");
+        assert_eq!(groups.len(), 1);
+        for f in 0..20 {
+            // `p.0.fN` sorts before `p.00.fN`: the latter (2N + 1) is kept.
+            assert_eq!(groups[0].get(&format!("f{f}")), Some(&json!(2 * f + 1)));
+        }
+    }
+
+    /// Short lists (insertion) and long ones (the crate's sort) keep the first of a key.
+    #[test]
+    fn attrs_sort_stably_short_and_long() {
+        for n in [3usize, 16, 17, 200] {
+            let list = (0..n)
+                .map(|i| {
+                    let key = format!("k{}", (i * 7) % (n / 2 + 1));
+                    (Cow::Owned(key), AttrValue::Json(json!(i)))
+                })
+                .collect();
+            let attrs = Attrs::from_list(list);
+            let kept: Vec<(&str, &Value)> =
+                attrs.prefixed("").map(|(k, v)| (k, v.value())).collect();
+            assert!(kept.windows(2).all(|w| w[0].0 < w[1].0), "n={n}");
+            for (key, value) in kept {
+                let first = (0..n).find(|i| format!("k{}", (i * 7) % (n / 2 + 1)) == key);
+                assert_eq!(value, &json!(first.unwrap()), "n={n} {key}");
+            }
+        }
     }
 
     #[test]
