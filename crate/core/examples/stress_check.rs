@@ -8,7 +8,8 @@
 //! Workloads: the span JSONL scanner (short lines, one long line, escapes), the parent
 //! rollup (a deep chain, with every span or every tenth one silently clipped), the table
 //! rendering of that rollup, detection on a deeply nested first line, and the OTLP,
-//! Langfuse and OpenAI Agents readers (one value per line, and one document).
+//! Langfuse and OpenAI Agents readers (one value per line, and one document; one OTLP span
+//! of many attributes, events or flattened messages).
 
 use std::fmt::Write;
 
@@ -158,6 +159,78 @@ fn otlp_document(n: usize) -> Vec<u8> {
         otlp_spans(n)
     )
     .into_bytes()
+}
+
+/// One line: a tool span with n attributes (every tenth a repeat of one key: the first is
+/// kept) and a GenAI model span with n message events, as the Collector writes them.
+fn otlp_wide_spans(n: usize) -> Vec<u8> {
+    let mut attrs = vec![
+        r#"{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}}"#.to_string(),
+        r#"{"key":"gen_ai.tool.call.id","value":{"stringValue":"call_1"}}"#.to_string(),
+    ];
+    let mut events = Vec::new();
+    for i in 0..n {
+        let key = if i % 10 == 0 {
+            "gen_ai.tool.call.result".to_string()
+        } else {
+            format!("app.attr.{}", (i * 7919) % n)
+        };
+        attrs.push(format!(
+            r#"{{"key":"{key}","value":{{"stringValue":"value {i}"}}}}"#
+        ));
+        let (name, id) = match i % 3 {
+            0 => (
+                "gen_ai.tool.message",
+                format!(r#",{{"key":"id","value":{{"stringValue":"call_{i}"}}}}"#),
+            ),
+            1 => ("gen_ai.user.message", String::new()),
+            _ => ("gen_ai.assistant.message", String::new()),
+        };
+        events.push(format!(
+            r#"{{"name":"{name}","attributes":[{{"key":"content","value":{{"stringValue":"message {i}"}}}}{id}]}}"#
+        ));
+    }
+    let tool = format!(
+        r#"{{"traceId":"t","spanId":"a","name":"execute_tool ls","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{}]}}"#,
+        attrs.join(",")
+    );
+    let model = format!(
+        r#"{{"traceId":"t","spanId":"b","name":"chat","startTimeUnixNano":"3","endTimeUnixNano":"4","attributes":[{{"key":"gen_ai.operation.name","value":{{"stringValue":"chat"}}}}],"events":[{}]}}"#,
+        events.join(",")
+    );
+    format!(r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{tool},{model}]}}]}}]}}"#).into_bytes()
+}
+
+/// One line: an OpenInference LLM span whose input is n flattened messages (each with a
+/// role, a content list and a tool call), and a TOOL span.
+fn openinference_flat_messages(n: usize) -> Vec<u8> {
+    let kv = |k: String, v: String| format!(r#"{{"key":"{k}","value":{{"stringValue":"{v}"}}}}"#);
+    let mut attrs = vec![kv("openinference.span.kind".into(), "LLM".into())];
+    for i in 0..n {
+        let m = format!("llm.input_messages.{i}.message");
+        let role = ["user", "assistant", "tool"][i % 3];
+        attrs.push(kv(format!("{m}.role"), role.into()));
+        attrs.push(kv(format!("{m}.tool_call_id"), format!("call_{i}")));
+        attrs.push(kv(
+            format!("{m}.contents.0.message_content.text"),
+            format!("text {i}"),
+        ));
+        attrs.push(kv(
+            format!("{m}.tool_calls.0.tool_call.id"),
+            format!("call_{}", i + 1),
+        ));
+    }
+    let tool = format!(
+        r#"{{"traceId":"t","spanId":"a","name":"ls","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{},{},{}]}}"#,
+        kv("openinference.span.kind".into(), "TOOL".into()),
+        kv("tool_call.id".into(), "call_2".into()),
+        kv("output.value".into(), "a.txt".into())
+    );
+    let model = format!(
+        r#"{{"traceId":"t","spanId":"b","name":"llm","startTimeUnixNano":"3","endTimeUnixNano":"4","attributes":[{}]}}"#,
+        attrs.join(",")
+    );
+    format!(r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{tool},{model}]}}]}}]}}"#).into_bytes()
 }
 
 /// One trace: n tool calls without call ids, then one model call whose input carries n tool
@@ -311,6 +384,18 @@ const WORKLOADS: &[Workload] = &[
         // (measured up to 128,000). A quadratic join is 4x in either range.
         base: 16_000,
         input: otlp_order_join,
+        run: check,
+    },
+    Workload {
+        name: "otlp: one span of many attributes, one of many events",
+        base: 10_000,
+        input: otlp_wide_spans,
+        run: check,
+    },
+    Workload {
+        name: "openinference: one span of many flattened messages",
+        base: 5_000,
+        input: openinference_flat_messages,
         run: check,
     },
     Workload {

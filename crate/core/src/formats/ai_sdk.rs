@@ -19,16 +19,19 @@ use serde_json::Value;
 
 use super::messages;
 use super::model::{clean_id, Captured};
-use super::otel::{as_text, OtelSpan, Read};
+use super::otel::{AttrValue, OtelSpan, Read};
 
 pub(crate) const OPERATION: &str = "ai.operationId";
 
-pub(crate) fn read(span: &OtelSpan) -> Read {
+pub(crate) fn read(span: &OtelSpan<'_>) -> Read {
     let op = span.attr_str(OPERATION).unwrap_or_default();
     if op == "ai.toolCall" {
         return Read::Tool {
             name: span.attr_str("ai.toolCall.name").map(str::to_string),
-            call_id: as_text(span.attr("ai.toolCall.id")).and_then(|s| clean_id(&s)),
+            call_id: span
+                .attr_value("ai.toolCall.id")
+                .and_then(AttrValue::as_text)
+                .and_then(|s| clean_id(&s)),
             result: match span.attr("ai.toolCall.result") {
                 Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
                     // JSON.stringify of a string: the string itself is what the tool returned.
@@ -65,10 +68,9 @@ pub(crate) fn read(span: &OtelSpan) -> Read {
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::collections::BTreeMap;
 
-    fn span(attrs: Value) -> OtelSpan {
-        let attrs: BTreeMap<String, Value> = attrs
+    fn span(attrs: Value) -> OtelSpan<'static> {
+        let attrs = attrs
             .as_object()
             .unwrap()
             .iter()

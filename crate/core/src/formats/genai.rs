@@ -12,18 +12,17 @@
 //! - Other GenAI operations (`invoke_agent`, `create_agent`, `embeddings` ...) are context.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
 use super::messages::{self, Message, Reading};
 use super::model::{clean_id, Captured, ToolMessage};
-use super::otel::{as_text, indexed, OtelSpan, Read};
+use super::otel::{as_text, indexed, AttrValue, Attrs, Group, OtelSpan, Read};
 
 const NOT_RECORDED: &str = "is not recorded (an opt-in attribute: turn on content capture in the \
      instrumentation, e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)";
 
-pub(crate) fn read(span: &OtelSpan) -> Option<Read> {
+pub(crate) fn read(span: &OtelSpan<'_>) -> Option<Read> {
     let op = span.attr_str("gen_ai.operation.name");
     if op == Some("execute_tool") {
         let name = span
@@ -45,7 +44,9 @@ pub(crate) fn read(span: &OtelSpan) -> Option<Read> {
         };
         return Some(Read::Tool {
             name,
-            call_id: as_text(span.attr("gen_ai.tool.call.id"))
+            call_id: span
+                .attr_value("gen_ai.tool.call.id")
+                .and_then(AttrValue::as_text)
                 .and_then(|s| clean_id(&s))
                 .or(wrapped_id),
             result,
@@ -66,11 +67,11 @@ pub(crate) fn read(span: &OtelSpan) -> Option<Read> {
     if let Some(messages) = from_events(span) {
         return Some(Read::Model(Ok(messages)));
     }
-    let prompt = indexed(&span.attrs, "gen_ai.prompt.");
+    let prompt = indexed(span.attrs.prefixed("gen_ai.prompt."), "gen_ai.prompt.");
     if !prompt.is_empty() {
         return Some(Read::Model(Ok(messages::read_list(&from_prompt(prompt)))));
     }
-    if inference || span.attrs.keys().any(|k| k.starts_with("gen_ai.")) {
+    if inference || span.attrs.prefixed("gen_ai.").next().is_some() {
         return Some(Read::Model(Err(format!(
             "gen_ai.input.messages {NOT_RECORDED}"
         ))));
@@ -87,11 +88,11 @@ pub(crate) fn read(span: &OtelSpan) -> Option<Read> {
 /// the event keeps them, not copied into an object first (a model span of the Collector
 /// layout has one event per message of its input, and building those objects was a fifth of
 /// the reading time).
-fn from_events(span: &OtelSpan) -> Option<Vec<ToolMessage>> {
+fn from_events(span: &OtelSpan<'_>) -> Option<Vec<ToolMessage>> {
     let mut reading = Reading::default();
     let mut any = false;
     for event in &span.events {
-        let role = match event.name.as_str() {
+        let role = match &*event.name {
             "gen_ai.system.message" => "system",
             "gen_ai.user.message" => "user",
             "gen_ai.assistant.message" => "assistant",
@@ -102,13 +103,15 @@ fn from_events(span: &OtelSpan) -> Option<Vec<ToolMessage>> {
         // The event body travels as attributes on span events: either its fields directly
         // or a JSON string of the body (`gen_ai.event.content`, `body`).
         let parsed: [Option<Cow<'_, Map<String, Value>>>; 2] = ["gen_ai.event.content", "body"]
-            .map(|key| match event.attrs.get(key) {
-                Some(Value::String(s)) => match serde_json::from_str(s) {
-                    Ok(Value::Object(obj)) => Some(Cow::Owned(obj)),
-                    _ => None,
-                },
-                Some(Value::Object(obj)) => Some(Cow::Borrowed(obj)),
-                _ => None,
+            .map(|key| {
+                let value = event.attrs.get(key)?;
+                match value.as_str() {
+                    Some(s) => match serde_json::from_str(s) {
+                        Ok(Value::Object(obj)) => Some(Cow::Owned(obj)),
+                        _ => None,
+                    },
+                    None => value.value().as_object().map(Cow::Borrowed),
+                }
             });
         let body = EventBody {
             attrs: &event.attrs,
@@ -130,7 +133,7 @@ fn from_events(span: &OtelSpan) -> Option<Vec<ToolMessage>> {
 /// An event's body: the objects its `gen_ai.event.content` and `body` attributes hold (the
 /// latter's fields first), then the event's own attributes.
 struct EventBody<'a> {
-    attrs: &'a BTreeMap<String, Value>,
+    attrs: &'a Attrs<'a>,
     parsed: &'a [Option<Cow<'a, Map<String, Value>>>; 2],
 }
 
@@ -140,7 +143,7 @@ impl<'a> EventBody<'a> {
         body.as_deref()
             .and_then(|o| o.get(key))
             .or_else(|| content.as_deref().and_then(|o| o.get(key)))
-            .or_else(|| self.attrs.get(key))
+            .or_else(|| self.attrs.value(key))
     }
 }
 
@@ -171,7 +174,7 @@ impl Message for EventMessage<'_> {
 
 /// OpenLLMetry's flattened prompt: `gen_ai.prompt.N.role`, `.content`, `.tool_call_id`, and
 /// the assistant's `.tool_calls.K.id` / `.tool_calls.K.name`.
-fn from_prompt(groups: Vec<BTreeMap<String, Value>>) -> Vec<Value> {
+fn from_prompt(groups: Vec<Group<'_, '_>>) -> Vec<Value> {
     groups
         .into_iter()
         .map(|g| {
@@ -186,7 +189,7 @@ fn from_prompt(groups: Vec<BTreeMap<String, Value>>) -> Vec<Value> {
                     message[field] = v.clone();
                 }
             }
-            let calls: Vec<Value> = indexed(&g, "tool_calls.")
+            let calls: Vec<Value> = indexed(g.iter(), "tool_calls.")
                 .into_iter()
                 .map(|c| json!({"id": c.get("id"), "function": {"name": c.get("name")}}))
                 .collect();

@@ -12,17 +12,15 @@
 //!   captured, so the row is `incomplete` and says why.
 //! - Every other kind (`CHAIN`, `AGENT`, `RETRIEVER` ...) is context.
 
-use std::collections::BTreeMap;
-
 use serde_json::{json, Value};
 
 use super::messages;
 use super::model::{clean_id, Captured, ToolMessage};
-use super::otel::{as_text, indexed, OtelSpan, Read};
+use super::otel::{indexed, AttrValue, Group, OtelSpan, Read};
 
 pub(crate) const SPAN_KIND: &str = "openinference.span.kind";
 
-pub(crate) fn read(span: &OtelSpan) -> Read {
+pub(crate) fn read(span: &OtelSpan<'_>) -> Read {
     let kind = span
         .attr_str(SPAN_KIND)
         .unwrap_or_default()
@@ -44,8 +42,8 @@ pub(crate) fn read(span: &OtelSpan) -> Read {
             };
             Read::Tool {
                 name: span.attr_str("tool.name").map(str::to_string),
-                call_id: as_text(span.attr("tool_call.id"))
-                    .or_else(|| as_text(span.attr("tool.id")))
+                call_id: (span.attr_value("tool_call.id").and_then(AttrValue::as_text))
+                    .or_else(|| span.attr_value("tool.id").and_then(AttrValue::as_text))
                     .and_then(|s| clean_id(&s))
                     .or(wrapped_id),
                 result,
@@ -58,8 +56,9 @@ pub(crate) fn read(span: &OtelSpan) -> Read {
     }
 }
 
-fn input_messages(span: &OtelSpan) -> Result<Vec<ToolMessage>, String> {
-    let groups = indexed(&span.attrs, "llm.input_messages.");
+fn input_messages(span: &OtelSpan<'_>) -> Result<Vec<ToolMessage>, String> {
+    const PREFIX: &str = "llm.input_messages.";
+    let groups = indexed(span.attrs.prefixed(PREFIX), PREFIX);
     if !groups.is_empty() {
         let list: Vec<Value> = groups.iter().map(message).collect();
         return Ok(messages::read_list(&list));
@@ -77,7 +76,7 @@ fn input_messages(span: &OtelSpan) -> Result<Vec<ToolMessage>, String> {
 }
 
 /// One flattened message as an OpenAI chat message.
-fn message(group: &BTreeMap<String, Value>) -> Value {
+fn message(group: &Group<'_, '_>) -> Value {
     let mut m = json!({});
     for (field, key) in [
         ("role", "message.role"),
@@ -90,7 +89,7 @@ fn message(group: &BTreeMap<String, Value>) -> Value {
         }
     }
     if m.get("content").is_none() {
-        let texts: Vec<Value> = indexed(group, "message.contents.")
+        let texts: Vec<Value> = indexed(group.iter(), "message.contents.")
             .into_iter()
             .filter(|c| {
                 matches!(
@@ -105,7 +104,7 @@ fn message(group: &BTreeMap<String, Value>) -> Value {
             m["content"] = Value::Array(texts);
         }
     }
-    let calls: Vec<Value> = indexed(group, "message.tool_calls.")
+    let calls: Vec<Value> = indexed(group.iter(), "message.tool_calls.")
         .into_iter()
         .map(|c| {
             json!({

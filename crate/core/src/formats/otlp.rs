@@ -18,12 +18,12 @@
 //! Attribute values (`AnyValue`) become plain JSON values; the spans are then interpreted by
 //! the conventions they follow ([`super::genai`], [`super::openinference`]).
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
 use super::model::Times;
-use super::otel::{OtelEvent, OtelSpan};
+use super::otel::{AttrValue, Attrs, OtelEvent, OtelSpan};
 use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
 
@@ -44,12 +44,12 @@ fn array<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> &'a [Valu
         .map_or(&[], Vec::as_slice)
 }
 
-fn id(obj: &Map<String, Value>, camel: &str, snake: &str) -> Option<String> {
+fn id<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<Cow<'a, str>> {
     get(obj, camel, snake)
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(str::to_string)
+        .map(Cow::Borrowed)
 }
 
 /// Reads one export request: every span is a tool call, a model call, or a context span.
@@ -118,7 +118,7 @@ pub(crate) fn read_request(
     Ok(())
 }
 
-pub(crate) fn read_span(obj: &Map<String, Value>) -> OtelSpan {
+pub(crate) fn read_span(obj: &Map<String, Value>) -> OtelSpan<'_> {
     let start = get(obj, "startTimeUnixNano", "start_time_unix_nano").and_then(nanos);
     let end = get(obj, "endTimeUnixNano", "end_time_unix_nano").and_then(nanos);
     let mut status = status_code(get(obj, "status", "status"));
@@ -131,21 +131,22 @@ pub(crate) fn read_span(obj: &Map<String, Value>) -> OtelSpan {
         parent_id: id(obj, "parentSpanId", "parent_span_id"),
         name: get(obj, "name", "name")
             .and_then(Value::as_str)
-            .map(str::to_string),
+            .map(Cow::Borrowed),
         times: Times {
             start,
             end: end.filter(|&e| e != 0),
         },
-        status: status.map(str::to_string),
+        status,
         attrs: attributes(array(obj, "attributes", "attributes")),
         events: array(obj, "events", "events")
             .iter()
             .filter_map(Value::as_object)
             .map(|e| OtelEvent {
-                name: get(e, "name", "name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
+                name: Cow::Borrowed(
+                    get(e, "name", "name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                ),
                 attrs: attributes(array(e, "attributes", "attributes")),
             })
             .collect(),
@@ -187,17 +188,17 @@ pub(super) fn nanos_text(text: &str) -> Option<i128> {
     }
 }
 
-/// `[{"key": k, "value": AnyValue}]` as a map (the first value of a repeated key wins, as
-/// the spec leaves duplicates undefined).
-fn attributes(list: &[Value]) -> BTreeMap<String, Value> {
-    let mut out = BTreeMap::new();
+/// `[{"key": k, "value": AnyValue}]` as [`Attrs`] (the first value of a repeated key wins,
+/// as the spec leaves duplicates undefined).
+fn attributes(list: &[Value]) -> Attrs<'_> {
+    let mut out = Vec::with_capacity(list.len());
     for kv in list.iter().filter_map(Value::as_object) {
         if let Some(key) = kv.get("key").and_then(Value::as_str) {
             let value = kv.get("value").map_or(Value::Null, any_value);
-            out.entry(key.to_string()).or_insert(value);
+            out.push((Cow::Borrowed(key), AttrValue::Json(value)));
         }
     }
-    out
+    Attrs::from_list(out)
 }
 
 /// An OTLP `AnyValue` as a plain JSON value. A value that is already plain (some exporters
@@ -284,25 +285,19 @@ mod tests {
 
     #[test]
     fn spans_read_times_status_and_ids() {
-        let span = read_span(
-            json!({
-                "traceId": "aa", "spanId": "bb", "parentSpanId": "",
-                "name": "chat", "startTimeUnixNano": "10", "endTimeUnixNano": 20,
-                "status": {"code": 2},
-                "attributes": [{"key": "a", "value": {"stringValue": "x"}}, {"key": "a", "value": {"stringValue": "y"}}]
-            })
-            .as_object()
-            .unwrap(),
-        );
+        let doc = json!({
+            "traceId": "aa", "spanId": "bb", "parentSpanId": "",
+            "name": "chat", "startTimeUnixNano": "10", "endTimeUnixNano": 20,
+            "status": {"code": 2},
+            "attributes": [{"key": "a", "value": {"stringValue": "x"}}, {"key": "a", "value": {"stringValue": "y"}}]
+        });
+        let span = read_span(doc.as_object().unwrap());
         assert_eq!(span.parent_id, None);
         assert_eq!((span.times.start, span.times.end), (Some(10), Some(20)));
-        assert_eq!(span.status.as_deref(), Some("error"));
+        assert_eq!(span.status, Some("error"));
         assert_eq!(span.attr_str("a"), Some("x"));
-        let open = read_span(
-            json!({"name": "x", "startTimeUnixNano": "10"})
-                .as_object()
-                .unwrap(),
-        );
-        assert_eq!(open.status.as_deref(), Some("unfinished"));
+        let doc = json!({"name": "x", "startTimeUnixNano": "10"});
+        let open = read_span(doc.as_object().unwrap());
+        assert_eq!(open.status, Some("unfinished"));
     }
 }

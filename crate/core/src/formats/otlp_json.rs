@@ -6,7 +6,9 @@
 //! ids, name, times, status code and attributes. This reader visits the bytes once and keeps
 //! only those: keys are compared in place (borrowed, no allocation unless escaped), fields
 //! the join does not read are parsed and dropped, attribute values become the same plain
-//! JSON values as [`super::otlp::any_value`] makes of them.
+//! JSON values as [`super::otlp::any_value`] makes of them. The spans borrow from the bytes:
+//! ids, names, attribute keys and string values without escapes are slices of the line (an
+//! [`AttrValue::Text`] becomes a `Value` only if a convention asks for one).
 //!
 //! It reads only the ordinary shape: an object with `resourceSpans`, each level an object or
 //! array, each known field once and of its usual type (or `null`, which the tree reader also
@@ -25,24 +27,23 @@
 //! with its number parsing, is the large one (the wasm module is smaller for it).
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::de::value::SeqAccessDeserializer;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
 use super::model::Times;
-use super::otel::{OtelEvent, OtelSpan};
+use super::otel::{AttrValue, Attrs, OtelEvent, OtelSpan};
 use super::{otlp, Collector, Entries, Sink};
 
-/// The spans of one export request, in the tree reader's order.
-pub(crate) struct Request {
-    spans: Vec<OtelSpan>,
+/// The spans of one export request, in the tree reader's order, borrowing from its bytes.
+pub(crate) struct Request<'a> {
+    spans: Vec<OtelSpan<'a>>,
 }
 
-impl Request {
+impl<'a> Request<'a> {
     /// Reads one request from its bytes, or `None` when it is not of the ordinary shape (then
     /// the tree reader reads it).
     ///
@@ -50,7 +51,7 @@ impl Request {
     /// serde_json checks each string on its own, a call per string that cost more than the
     /// one pass over the line (in wasm above all). Bytes that are not UTF-8 are never an
     /// ordinary request: the tree reader reads them, and reports them.
-    pub fn parse(bytes: &[u8]) -> Option<Request> {
+    pub fn parse(bytes: &'a [u8]) -> Option<Request<'a>> {
         serde_json::from_str(std::str::from_utf8(bytes).ok()?).ok()
     }
 
@@ -150,15 +151,15 @@ fn once<E: Error>(seen: &mut bool) -> Result<(), E> {
     }
 }
 
-impl<'de> Deserialize<'de> for Request {
+impl<'de> Deserialize<'de> for Request<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Request;
+            type Value = Request<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an OTLP export request")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Request, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Request<'de>, A::Error> {
                 let mut spans = Vec::new();
                 let mut seen = false;
                 while let Some(key) = map.next_key::<Str>()? {
@@ -237,18 +238,27 @@ impl<'de, T: EachObject<'de>> Visitor<'de> for ListItem<'_, T> {
 
 /// `resourceSpans`: each resource's spans, from `scopeSpans`, or from the pre-0.19
 /// `instrumentationLibrarySpans` when `scopeSpans` has no entries.
-struct Resources<'a>(&'a mut Vec<OtelSpan>);
+struct Resources<'a, 'de>(&'a mut Vec<OtelSpan<'de>>);
 
 /// The entries of a `scopeSpans` list: how many, and their spans.
-#[derive(Default)]
-struct Scopes {
+struct Scopes<'a, 'de> {
     count: usize,
-    spans: Vec<OtelSpan>,
+    spans: &'a mut Vec<OtelSpan<'de>>,
 }
 
-impl<'de> EachObject<'de> for Resources<'_> {
+impl<'de> EachObject<'de> for Resources<'_, 'de> {
     fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
-        let (mut scopes, mut legacy) = (Scopes::default(), Scopes::default());
+        // `scopeSpans` read straight into the request's spans (if it has no entries it adds
+        // none); the legacy list aside, kept only when `scopeSpans` has no entries.
+        let mut legacy_spans = Vec::new();
+        let mut scopes = Scopes {
+            count: 0,
+            spans: &mut *self.0,
+        };
+        let mut legacy = Scopes {
+            count: 0,
+            spans: &mut legacy_spans,
+        };
         let (mut seen_scopes, mut seen_legacy) = (false, false);
         while let Some(key) = map.next_key::<Str>()? {
             match &*key.0 {
@@ -265,20 +275,21 @@ impl<'de> EachObject<'de> for Resources<'_> {
                 }
             }
         }
-        let chosen = if scopes.count > 0 { scopes } else { legacy };
-        self.0.extend(chosen.spans);
+        if scopes.count == 0 {
+            self.0.append(&mut legacy_spans);
+        }
         Ok(())
     }
 }
 
-impl<'de> EachObject<'de> for Scopes {
+impl<'de> EachObject<'de> for Scopes<'_, 'de> {
     fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
         self.count += 1;
         let mut seen = false;
         while let Some(key) = map.next_key::<Str>()? {
             if &*key.0 == "spans" {
                 once(&mut seen)?;
-                map.next_value_seed(List(&mut Spans(&mut self.spans)))?;
+                map.next_value_seed(List(&mut Spans(&mut *self.spans)))?;
             } else {
                 map.next_value::<Skip>()?;
             }
@@ -287,7 +298,7 @@ impl<'de> EachObject<'de> for Scopes {
     }
 }
 
-struct Spans<'a>(&'a mut Vec<OtelSpan>);
+struct Spans<'a, 'de>(&'a mut Vec<OtelSpan<'de>>);
 
 /// The fields of a span that [`otlp::read_span`] reads, each at most once.
 #[derive(Default)]
@@ -303,7 +314,7 @@ struct SpanSeen {
     events: bool,
 }
 
-impl<'de> EachObject<'de> for Spans<'_> {
+impl<'de> EachObject<'de> for Spans<'_, 'de> {
     fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
         let mut span = OtelSpan::default();
         let mut seen = SpanSeen::default();
@@ -324,7 +335,7 @@ impl<'de> EachObject<'de> for Spans<'_> {
                 }
                 "name" => {
                     once(&mut seen.name)?;
-                    span.name = map.next_value::<Option<Str>>()?.map(|s| s.0.into_owned());
+                    span.name = map.next_value::<Option<Str>>()?.map(|s| s.0);
                 }
                 "startTimeUnixNano" | "start_time_unix_nano" => {
                     once(&mut seen.start)?;
@@ -340,7 +351,9 @@ impl<'de> EachObject<'de> for Spans<'_> {
                 }
                 "attributes" => {
                     once(&mut seen.attributes)?;
-                    map.next_value_seed(List(&mut Attributes(&mut span.attrs)))?;
+                    let mut list = Vec::new();
+                    map.next_value_seed(List(&mut Attributes(&mut list)))?;
+                    span.attrs = Attrs::from_list(list);
                 }
                 "events" => {
                     once(&mut seen.events)?;
@@ -353,9 +366,9 @@ impl<'de> EachObject<'de> for Spans<'_> {
         }
         // As read_span: an end time of 0 or none at all is a span still open.
         span.status = if end.unwrap_or(0) == 0 {
-            Some("unfinished".to_string())
+            Some("unfinished")
         } else {
-            code.map(str::to_string)
+            code
         };
         span.times = Times {
             start,
@@ -507,23 +520,28 @@ impl<'de> Deserialize<'de> for Code {
     }
 }
 
-/// A span id: a string, trimmed, empty read as absent; `null` is absent.
-struct Id(Option<String>);
+/// A span id: a string, trimmed, empty read as absent; `null` is absent. Borrowed from the
+/// input unless it had escapes.
+struct Id<'de>(Option<Cow<'de, str>>);
 
-impl<'de> Deserialize<'de> for Id {
+impl<'de> Deserialize<'de> for Id<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = Option::<Str>::deserialize(d)?;
         Ok(Id(text
-            .map(|s| s.0.trim().to_string())
+            .map(|s| match s.0 {
+                Cow::Borrowed(b) => Cow::Borrowed(b.trim()),
+                Cow::Owned(o) => Cow::Owned(o.trim().to_string()),
+            })
             .filter(|s| !s.is_empty())))
     }
 }
 
-/// `[{"key": k, "value": AnyValue}]` into a map, the first value of a repeated key kept (as
-/// the tree reader's `attributes`). An entry whose key is `null` or missing is dropped.
-struct Attributes<'a>(&'a mut BTreeMap<String, Value>);
+/// `[{"key": k, "value": AnyValue}]` in the order given: [`Attrs::from_list`] keeps the first
+/// value of a repeated key (as the tree reader's `attributes`). An entry whose key is `null`
+/// or missing is dropped.
+struct Attributes<'a, 'de>(&'a mut Vec<(Cow<'de, str>, AttrValue<'de>)>);
 
-impl<'de> EachObject<'de> for Attributes<'_> {
+impl<'de> EachObject<'de> for Attributes<'_, 'de> {
     fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
         let (mut key, mut value) = (None, None);
         while let Some(field) = map.next_key::<Str>()? {
@@ -546,18 +564,16 @@ impl<'de> EachObject<'de> for Attributes<'_> {
             }
         }
         if let Some(Some(key)) = key {
-            if !self.0.contains_key(&*key.0) {
-                self.0
-                    .insert(key.0.into_owned(), value.unwrap_or(Value::Null));
-            }
+            self.0
+                .push((key.0, value.unwrap_or(AttrValue::Json(Value::Null))));
         }
         Ok(())
     }
 }
 
-struct Events<'a>(&'a mut Vec<OtelEvent>);
+struct Events<'a, 'de>(&'a mut Vec<OtelEvent<'de>>);
 
-impl<'de> EachObject<'de> for Events<'_> {
+impl<'de> EachObject<'de> for Events<'_, 'de> {
     fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
         let mut event = OtelEvent::default();
         let (mut seen_name, mut seen_attrs) = (false, false);
@@ -566,12 +582,14 @@ impl<'de> EachObject<'de> for Events<'_> {
                 "name" => {
                     once(&mut seen_name)?;
                     if let Some(name) = map.next_value::<Option<Str>>()? {
-                        event.name = name.0.into_owned();
+                        event.name = name.0;
                     }
                 }
                 "attributes" => {
                     once(&mut seen_attrs)?;
-                    map.next_value_seed(List(&mut Attributes(&mut event.attrs)))?;
+                    let mut list = Vec::new();
+                    map.next_value_seed(List(&mut Attributes(&mut list)))?;
+                    event.attrs = Attrs::from_list(list);
                 }
                 _ => {
                     map.next_value::<Skip>()?;
@@ -584,80 +602,103 @@ impl<'de> EachObject<'de> for Events<'_> {
 }
 
 /// An attribute value as [`otlp::any_value`] reads it: the value of its one typed field for
-/// the common ones, otherwise the object itself handed to `any_value`.
-struct AnyValue(Value);
+/// the common ones, otherwise the object itself handed to `any_value`. A string (a
+/// `stringValue`, mostly) stays borrowed from the input: most are never read.
+struct AnyValue<'de>(AttrValue<'de>);
 
-impl<'de> Deserialize<'de> for AnyValue {
+impl<'de> Deserialize<'de> for AnyValue<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = AnyValue;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an OTLP AnyValue")
-            }
-            // A value that is already plain is taken as it is, as the tree would hold it.
-            fn visit_unit<E: Error>(self) -> Result<AnyValue, E> {
-                Ok(AnyValue(Value::Null))
-            }
-            fn visit_bool<E: Error>(self, b: bool) -> Result<AnyValue, E> {
-                Ok(AnyValue(Value::Bool(b)))
-            }
-            fn visit_u64<E: Error>(self, n: u64) -> Result<AnyValue, E> {
-                Ok(AnyValue(Value::Number(n.into())))
-            }
-            fn visit_i64<E: Error>(self, n: i64) -> Result<AnyValue, E> {
-                Ok(AnyValue(Value::Number(n.into())))
-            }
-            fn visit_f64<E: Error>(self, n: f64) -> Result<AnyValue, E> {
-                Ok(AnyValue(
-                    Number::from_f64(n).map_or(Value::Null, Value::Number),
-                ))
-            }
-            fn visit_str<E: Error>(self, s: &str) -> Result<AnyValue, E> {
-                Ok(AnyValue(Value::String(s.to_string())))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<AnyValue, A::Error> {
-                Value::deserialize(SeqAccessDeserializer::new(seq)).map(AnyValue)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AnyValue, A::Error> {
-                let Some(key) = map.next_key::<Str>()? else {
-                    return Ok(AnyValue(Value::Null));
-                };
-                let value = map.next_value::<Value>()?;
-                let Some(second) = map.next_key::<Str>()? else {
-                    return Ok(AnyValue(single(key.0, value)));
-                };
-                // Several fields: the tree's object, read as the tree reader reads it.
-                let mut obj = Map::new();
-                obj.insert(key.0.into_owned(), value);
-                obj.insert(second.0.into_owned(), map.next_value::<Value>()?);
-                while let Some(key) = map.next_key::<String>()? {
-                    obj.insert(key, map.next_value::<Value>()?);
-                }
-                Ok(AnyValue(otlp::any_value(&Value::Object(obj))))
-            }
+        d.deserialize_any(PlainVisitor(true)).map(AnyValue)
+    }
+}
+
+/// Any JSON value as the tree would hold it, a string without escapes borrowed.
+struct Plain<'de>(AttrValue<'de>);
+
+impl<'de> Deserialize<'de> for Plain<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(PlainVisitor(false)).map(Plain)
+    }
+}
+
+/// Reads a plain value; an object, when `any` is set, as an AnyValue ([`AnyValue`]), else
+/// as the tree's object.
+struct PlainVisitor(bool);
+
+impl<'de> Visitor<'de> for PlainVisitor {
+    type Value = AttrValue<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an OTLP AnyValue")
+    }
+    // A value that is already plain is taken as it is, as the tree would hold it.
+    fn visit_unit<E: Error>(self) -> Result<AttrValue<'de>, E> {
+        Ok(AttrValue::Json(Value::Null))
+    }
+    fn visit_bool<E: Error>(self, b: bool) -> Result<AttrValue<'de>, E> {
+        Ok(AttrValue::Json(Value::Bool(b)))
+    }
+    fn visit_u64<E: Error>(self, n: u64) -> Result<AttrValue<'de>, E> {
+        Ok(AttrValue::Json(Value::Number(n.into())))
+    }
+    fn visit_i64<E: Error>(self, n: i64) -> Result<AttrValue<'de>, E> {
+        Ok(AttrValue::Json(Value::Number(n.into())))
+    }
+    fn visit_f64<E: Error>(self, n: f64) -> Result<AttrValue<'de>, E> {
+        Ok(AttrValue::Json(
+            Number::from_f64(n).map_or(Value::Null, Value::Number),
+        ))
+    }
+    fn visit_borrowed_str<E: Error>(self, s: &'de str) -> Result<AttrValue<'de>, E> {
+        Ok(AttrValue::text(s))
+    }
+    fn visit_str<E: Error>(self, s: &str) -> Result<AttrValue<'de>, E> {
+        Ok(AttrValue::Json(Value::String(s.to_string())))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<AttrValue<'de>, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(AttrValue::Json)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AttrValue<'de>, A::Error> {
+        if !self.0 {
+            return Value::deserialize(MapAccessDeserializer::new(map)).map(AttrValue::Json);
         }
-        d.deserialize_any(V)
+        let Some(key) = map.next_key::<Str>()? else {
+            return Ok(AttrValue::Json(Value::Null));
+        };
+        let value = map.next_value::<Plain>()?.0;
+        let Some(second) = map.next_key::<Str>()? else {
+            return Ok(single(key.0, value));
+        };
+        // Several fields: the tree's object, read as the tree reader reads it.
+        let mut obj = Map::new();
+        obj.insert(key.0.into_owned(), value.into_value());
+        obj.insert(second.0.into_owned(), map.next_value::<Value>()?);
+        while let Some(key) = map.next_key::<String>()? {
+            obj.insert(key, map.next_value::<Value>()?);
+        }
+        Ok(AttrValue::Json(otlp::any_value(&Value::Object(obj))))
     }
 }
 
 /// An AnyValue object with one field: `{"stringValue": "x"}` is `"x"`.
-fn single(key: Cow<'_, str>, value: Value) -> Value {
-    match (&*key, value) {
-        (
-            "stringValue" | "string_value" | "boolValue" | "bool_value" | "doubleValue"
-            | "double_value" | "bytesValue" | "bytes_value",
-            value,
-        ) if !value.is_null() => value,
-        ("intValue" | "int_value", Value::String(s)) => s
-            .trim()
-            .parse::<i64>()
-            .map_or(Value::String(s), Value::from),
-        ("intValue" | "int_value", value) if !value.is_null() => value,
-        (_, value) => {
+fn single<'de>(key: Cow<'_, str>, value: AttrValue<'de>) -> AttrValue<'de> {
+    match &*key {
+        "stringValue" | "string_value" | "boolValue" | "bool_value" | "doubleValue"
+        | "double_value" | "bytesValue" | "bytes_value"
+            if !value.is_null() =>
+        {
+            value
+        }
+        "intValue" | "int_value" if value.as_str().is_some() => {
+            match value.as_str().unwrap_or_default().trim().parse::<i64>() {
+                Ok(n) => AttrValue::Json(Value::from(n)),
+                Err(_) => value,
+            }
+        }
+        "intValue" | "int_value" if !value.is_null() => value,
+        _ => {
             let mut obj = Map::new();
-            obj.insert(key.into_owned(), value);
-            otlp::any_value(&Value::Object(obj))
+            obj.insert(key.into_owned(), value.into_value());
+            AttrValue::Json(otlp::any_value(&Value::Object(obj)))
         }
     }
 }
@@ -826,6 +867,33 @@ pub(super) mod tests {
             fast_read >= 20,
             "requests read by the fast path: {fast_read}"
         );
+    }
+
+    /// The point of the fast reader: a span's ids, name, keys and plain strings are slices of
+    /// the line, not copies; a string with escapes is the one that is copied.
+    #[test]
+    fn spans_borrow_from_the_line() {
+        let line = br#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t1","spanId":" s1 ","name":"execute_tool ls","endTimeUnixNano":"9","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"ls"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"a\nb"}},{"key":"n","value":{"intValue":"3"}}],"events":[{"name":"e","attributes":[{"key":"content","value":{"stringValue":"hi"}}]}]}]}]}]}"#;
+        let request = Request::parse(line).unwrap();
+        let span = &request.spans[0];
+        let borrowed = |s: &Option<Cow<'_, str>>| matches!(s, Some(Cow::Borrowed(_)));
+        assert!(borrowed(&span.trace_id) && borrowed(&span.span_id) && borrowed(&span.name));
+        assert_eq!(span.span_id.as_deref(), Some("s1"));
+        assert!(matches!(
+            span.attrs.get("gen_ai.tool.name"),
+            Some(AttrValue::Text("ls", _))
+        ));
+        assert!(matches!(
+            span.attrs.get("gen_ai.tool.call.result"),
+            Some(AttrValue::Json(Value::String(s))) if s == "a\nb"
+        ));
+        assert_eq!(span.attr("n"), Some(&Value::from(3)));
+        let event = &span.events[0];
+        assert!(matches!(event.name, Cow::Borrowed("e")));
+        assert!(matches!(
+            event.attrs.get("content"),
+            Some(AttrValue::Text("hi", _))
+        ));
     }
 
     /// A change to one entry (object member or array item) of a JSON tree, made in the text.

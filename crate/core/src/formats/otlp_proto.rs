@@ -16,8 +16,7 @@
 //! `common/v1/common.proto`); unknown fields are skipped as the wire format allows, so
 //! a newer exporter's additions never fail the read.
 
-#[cfg(test)]
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
@@ -117,7 +116,7 @@ pub(crate) struct WireResource {
 pub(crate) struct WireRequest {
     pub resources: Vec<WireResource>,
     /// `(resource, scope, index in scope, span)` in input order.
-    pub spans: Vec<((usize, usize, usize), OtelSpan)>,
+    pub spans: Vec<((usize, usize, usize), OtelSpan<'static>)>,
 }
 
 /// Reads an `ExportTraceServiceRequest`.
@@ -143,7 +142,7 @@ fn resource_spans(
     range: Range<usize>,
     path: &Path<'_>,
     at: usize,
-    spans: &mut Vec<((usize, usize, usize), OtelSpan)>,
+    spans: &mut Vec<((usize, usize, usize), OtelSpan<'static>)>,
 ) -> Result<WireResource, ProtoError> {
     let mut resource = WireResource::default();
     let mut fields = Fields::new(input, range.start, *path);
@@ -178,23 +177,27 @@ fn resource_spans(
     Ok(resource)
 }
 
-fn span(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<OtelSpan, ProtoError> {
+fn span(
+    input: &[u8],
+    range: Range<usize>,
+    path: &Path<'_>,
+) -> Result<OtelSpan<'static>, ProtoError> {
     let mut s = OtelSpan::default();
+    let mut attrs = Vec::new();
     let (mut start, mut end, mut code) = (None, None, None);
     let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(f) = fields.next()? {
         match f.number {
-            1 => s.trace_id = hex_id(&input[f.bytes(path)?]),
-            2 => s.span_id = hex_id(&input[f.bytes(path)?]),
-            4 => s.parent_id = hex_id(&input[f.bytes(path)?]),
-            5 => s.name = Some(f.string(input, &path.at("name"))?),
+            1 => s.trace_id = hex_id(&input[f.bytes(path)?]).map(Cow::Owned),
+            2 => s.span_id = hex_id(&input[f.bytes(path)?]).map(Cow::Owned),
+            4 => s.parent_id = hex_id(&input[f.bytes(path)?]).map(Cow::Owned),
+            5 => s.name = Some(Cow::Owned(f.string(input, &path.at("name"))?)),
             7 => start = Some(f.fixed64(&path.at("start_time_unix_nano"))?),
             8 => end = Some(f.fixed64(&path.at("end_time_unix_nano"))?),
             9 => {
                 let kpath = path.at("attributes");
-                let (k, v) = key_value(input, f.bytes(&kpath)?, &kpath)?;
-                s.attrs.entry(k).or_insert(v);
+                attrs.push(key_value(input, f.bytes(&kpath)?, &kpath)?);
             }
             11 => {
                 let epath = path.item("events", s.events.len());
@@ -213,13 +216,14 @@ fn span(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<OtelSpan, 
             _ => {}
         }
     }
+    s.attrs = attrs.into_iter().collect();
     s.status = match code {
-        Some(2) => Some("error".into()),
-        Some(1) => Some("ok".into()),
+        Some(2) => Some("error"),
+        Some(1) => Some("ok"),
         _ => None,
     };
     if end.unwrap_or(0) == 0 {
-        s.status = Some("unfinished".into());
+        s.status = Some("unfinished");
     }
     s.times = Times {
         start: start.map(i128::from),
@@ -228,21 +232,27 @@ fn span(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<OtelSpan, 
     Ok(s)
 }
 
-fn event(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<OtelEvent, ProtoError> {
+fn event(
+    input: &[u8],
+    range: Range<usize>,
+    path: &Path<'_>,
+) -> Result<OtelEvent<'static>, ProtoError> {
     let mut e = OtelEvent::default();
+    let mut attrs = Vec::new();
     let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(f) = fields.next()? {
         match f.number {
-            2 => e.name = f.string(input, &path.at("name"))?,
+            2 => e.name = Cow::Owned(f.string(input, &path.at("name"))?),
             3 => {
                 let kpath = path.at("attributes");
-                let (k, v) = key_value(input, f.bytes(&kpath)?, &kpath)?;
-                e.attrs.entry(k).or_insert(v);
+                attrs.push(key_value(input, f.bytes(&kpath)?, &kpath)?);
             }
             _ => {}
         }
     }
+    // The first value of a repeated key kept, as the JSON readers keep it.
+    e.attrs = attrs.into_iter().collect();
     Ok(e)
 }
 
@@ -558,7 +568,7 @@ pub(crate) fn span_attribute(key: &str, value: &AttrValue) -> Vec<u8> {
 
 /// The attributes of a decoded span, for tests and diagnostics.
 #[cfg(test)]
-pub(crate) fn attrs_of(input: &[u8]) -> BTreeMap<String, Value> {
+pub(crate) fn attrs_of(input: &[u8]) -> super::otel::Attrs<'static> {
     decode(input).unwrap().spans.remove(0).1.attrs
 }
 
@@ -668,7 +678,7 @@ pub(crate) mod tests {
         assert_eq!(s.parent_id, None);
         assert_eq!(s.name.as_deref(), Some("execute_tool ls"));
         assert_eq!((s.times.start, s.times.end), (Some(10), Some(20)));
-        assert_eq!(s.status.as_deref(), Some("error"));
+        assert_eq!(s.status, Some("error"));
         assert_eq!(s.attr_str("gen_ai.operation.name"), Some("execute_tool"));
         assert_eq!(s.attrs["n"], json!(-1));
         assert_eq!(s.attrs["list"], json!(["a", true, 1.5, "aGk="]));
@@ -685,8 +695,8 @@ pub(crate) mod tests {
             (15, W::B(msg(&[(3, W::V(1))]))),
         ]);
         let req = decode(&request(vec![open, closed])).unwrap();
-        assert_eq!(req.spans[0].1.status.as_deref(), Some("unfinished"));
-        assert_eq!(req.spans[1].1.status.as_deref(), Some("ok"));
+        assert_eq!(req.spans[0].1.status, Some("unfinished"));
+        assert_eq!(req.spans[1].1.status, Some("ok"));
         assert_eq!(req.spans[1].0, (0, 0, 1));
     }
 

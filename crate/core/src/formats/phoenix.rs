@@ -14,6 +14,7 @@
 //! A JSON array of either, or one span, is read too. Each span is then interpreted by its
 //! conventions ([`super::semconv`]), like a span of an OTLP export.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -89,7 +90,7 @@ fn text(obj: &Map<String, Value>, key: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn phoenix_span(obj: &Map<String, Value>) -> OtelSpan {
+fn phoenix_span(obj: &Map<String, Value>) -> OtelSpan<'static> {
     let context = obj.get("context").and_then(Value::as_object);
     let time = |k: &str| obj.get(k).and_then(Value::as_str).and_then(parse_iso8601);
     let end = time("end_time");
@@ -109,16 +110,16 @@ fn phoenix_span(obj: &Map<String, Value>) -> OtelSpan {
             .or_insert_with(|| Value::String(kind.to_string()));
     }
     OtelSpan {
-        trace_id: context.and_then(|c| text(c, "trace_id")),
-        span_id: context.and_then(|c| text(c, "span_id")),
-        parent_id: text(obj, "parent_id"),
-        name: text(obj, "name"),
+        trace_id: context.and_then(|c| text(c, "trace_id")).map(Cow::Owned),
+        span_id: context.and_then(|c| text(c, "span_id")).map(Cow::Owned),
+        parent_id: text(obj, "parent_id").map(Cow::Owned),
+        name: text(obj, "name").map(Cow::Owned),
         times: Times {
             start: time("start_time"),
             end,
         },
-        status: status.map(str::to_string),
-        attrs,
+        status,
+        attrs: attrs.into_iter().collect(),
         events: Vec::new(),
     }
 }

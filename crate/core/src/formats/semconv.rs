@@ -6,12 +6,14 @@
 //! by [`super::genai`]. Everything else is a context span: skipped with
 //! its reason, and kept in the span graph so a failing tool span charges every ancestor.
 
+use std::borrow::Cow;
+
 use super::model::{ModelCall, ToolCall};
 use super::otel::{OtelSpan, Read};
 use super::{ai_sdk, genai, openinference, Collector, Sink};
 
 pub(crate) fn interpret(
-    span: OtelSpan,
+    span: OtelSpan<'_>,
     entry: u64,
     collector: &mut Collector,
     sink: &mut dyn Sink,
@@ -32,13 +34,16 @@ pub(crate) fn interpret(
     if !source.is_empty() {
         collector.saw(source);
     }
+    // The collector keeps its own copies of the ids; the span's may be borrowed from the
+    // input line, which goes when the line does.
     let at = collector.span_ref(
         entry,
-        span.trace_id.clone(),
-        span.span_id.clone(),
-        span.parent_id.clone(),
+        span.trace_id.map(Cow::into_owned),
+        span.span_id.as_deref().map(str::to_string),
+        span.parent_id.as_deref().map(str::to_string),
         span.times,
     );
+    let owned = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
     match read {
         Read::Tool {
             name,
@@ -46,24 +51,25 @@ pub(crate) fn interpret(
             result,
         } => collector.tools.push(ToolCall {
             at,
-            name: name.or(span.name),
+            name: name.or_else(|| owned(span.name)),
             call_id,
-            status: span.status,
+            status: span.status.map(str::to_string),
             result,
             source,
         }),
         Read::Model(input) => {
             sink.context(
                 entry,
-                span.span_id,
-                span.parent_id,
-                span.name,
+                owned(span.span_id),
+                owned(span.parent_id),
+                owned(span.name),
                 "model call: read for the join".to_string(),
             );
             collector.models.push(ModelCall { at, input });
         }
         Read::Context(reason) => {
-            sink.context(entry, span.span_id, span.parent_id, span.name, reason)
+            let (id, parent) = (owned(span.span_id), owned(span.parent_id));
+            sink.context(entry, id, parent, owned(span.name), reason)
         }
     }
 }

@@ -7,6 +7,7 @@
 //! protobuf every byte outside the removed spans is copied as it came (resource, scope,
 //! schema urls, fields this reader does not know); in JSON every member is kept in order.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -175,7 +176,7 @@ fn split_proto(body: &[u8]) -> Result<Split, MalformedExport> {
     for ((r, s, k), span) in std::mem::take(&mut req.spans) {
         split.spans += 1;
         let trace_id = span.trace_id.clone();
-        let span_id = span.span_id.clone();
+        let span_id = span.span_id.clone().map(Cow::into_owned);
         match kind_of(span, split.spans) {
             Kind::Tool(call) => {
                 split.tools += 1;
@@ -345,7 +346,7 @@ fn split_json(body: &[u8]) -> Result<Split, MalformedExport> {
                 split.spans += 1;
                 let read = read_span(obj);
                 let trace_id = read.trace_id.clone();
-                let span_id = read.span_id.clone();
+                let span_id = read.span_id.clone().map(Cow::into_owned);
                 match kind_of(read, split.spans) {
                     Kind::Tool(call) => {
                         split.tools += 1;
