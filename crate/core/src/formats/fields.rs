@@ -8,7 +8,10 @@
 //! of a repeated one kept (as the tree keeps it), and every other field is parsed as the tree
 //! parses it and dropped, so what the tree reader rejects fails here too, and the caller then
 //! reads the line as a tree for its messages. A reader that looks only at the named fields
-//! reads the object made here as it reads the whole tree.
+//! reads the object made here as it reads the whole tree. The model call's input, most of
+//! the line, is not kept at all: it is read straight into its tool messages
+//! ([`super::message_list`]), and fields that only other kinds of item read are skipped
+//! once the item's kind is known.
 
 use std::fmt;
 
@@ -17,70 +20,140 @@ use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visi
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
+use super::message_list::{Input, InputSeed};
 use super::otlp_json::{Skip, Str};
 
 /// Which fields of an object to keep: `keep`, and within the object value of `nested` (when
-/// it is one), only the fields `nested_keep`.
+/// it is one), the fields its own [`Fields`] says.
 #[derive(Clone, Copy)]
 pub(crate) struct Fields {
     pub keep: &'static [&'static str],
-    pub nested: Option<(&'static str, &'static [&'static str])>,
+    pub nested: Option<(&'static str, &'static Fields)>,
+    /// The field that is a model call's input: read into its tool messages
+    /// ([`super::message_list`]) rather than kept as a tree; it is not in the object.
+    pub input: Option<&'static str>,
+    /// Fields that only some kinds of item read (a generation's `output`, a tool's `input`):
+    /// once the object's `kind` field has said the item is not such a kind, they are skipped
+    /// unread. Should a later `kind` (a repeated key) say it is one after all, the line is
+    /// left to the tree reader.
+    pub by_kind: &'static [ByKind],
+    /// The field that says the kind (`type`); one of `keep`.
+    pub kind: &'static str,
+}
+
+/// A field read only by some kinds of item, and whether a kind reads it.
+pub(crate) type ByKind = (&'static str, fn(&str) -> bool);
+
+/// The kept fields of a line's object, and the model call input read from it (`None` when
+/// absent or null).
+pub(crate) struct Line {
+    pub obj: Map<String, Value>,
+    pub input: Option<Input>,
 }
 
 impl Fields {
     /// The object of a line with only the kept fields, or `None` when the line is not one
-    /// JSON object (then it is read as a tree).
-    pub fn object(self, text: &str) -> Option<Map<String, Value>> {
+    /// JSON object, or is left to the tree reader.
+    pub fn line(&'static self, text: &str) -> Option<Line> {
         let mut de = serde_json::Deserializer::from_str(text);
-        let obj = de.deserialize_map(ObjectVisitor(self)).ok()?;
+        let mut input = None;
+        let obj = de
+            .deserialize_map(ObjectVisitor {
+                fields: self,
+                input: &mut input,
+            })
+            .ok()?;
         de.end().ok()?;
-        Some(obj)
+        Some(Line { obj, input })
     }
 }
 
-struct ObjectVisitor(Fields);
+struct ObjectVisitor<'i> {
+    fields: &'static Fields,
+    /// Where the input goes, at whichever level it is.
+    input: &'i mut Option<Input>,
+}
 
-impl<'de> Visitor<'de> for ObjectVisitor {
+impl<'de> Visitor<'de> for ObjectVisitor<'_> {
     type Value = Map<String, Value>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let fields = self.fields;
         let mut obj = Map::new();
+        // Bit i: the field `by_kind[i]` was skipped.
+        let mut skipped = 0u32;
         while let Some(Str(key)) = map.next_key::<Str>()? {
-            if !self.0.keep.contains(&&*key) {
+            let by_kind = fields.by_kind.iter().position(|(k, _)| *k == key);
+            if let Some(i) = by_kind {
+                let wants = fields.by_kind[i].1;
+                let kind = obj.get(fields.kind);
+                if kind.is_some_and(|k| !k.as_str().is_some_and(wants)) {
+                    map.next_value::<Skip>()?;
+                    skipped |= 1 << i;
+                    continue;
+                }
+            }
+            if fields.input == Some(&*key) {
+                *self.input = map.next_value_seed(InputSeed)?;
+                continue;
+            }
+            if !fields.keep.contains(&&*key) {
                 map.next_value::<Skip>()?;
                 continue;
             }
-            let value = match self.0.nested {
-                Some((name, keep)) if name == key => {
-                    map.next_value_seed(Nested(Fields { keep, nested: None }))?
+            let value = match fields.nested {
+                Some((name, nested)) if name == key => {
+                    // A repeated nested value: the last one's input, as the tree keeps the
+                    // last one (none when it is not an object).
+                    *self.input = None;
+                    map.next_value_seed(Nested {
+                        fields: nested,
+                        input: &mut *self.input,
+                    })?
                 }
                 _ => map.next_value::<Value>()?,
             };
             obj.insert(key.into_owned(), value);
+        }
+        if skipped != 0 {
+            let kind = obj.get(fields.kind).and_then(Value::as_str);
+            let read = |(i, (_, wants)): (usize, &ByKind)| {
+                skipped & 1 << i != 0 && kind.is_some_and(wants)
+            };
+            if fields.by_kind.iter().enumerate().any(read) {
+                return Err(A::Error::custom("a skipped field is read after all"));
+            }
         }
         Ok(obj)
     }
 }
 
 /// A value that is kept: an object with only its kept fields, anything else whole.
-struct Nested(Fields);
+struct Nested<'i> {
+    fields: &'static Fields,
+    input: &'i mut Option<Input>,
+}
 
-impl<'de> DeserializeSeed<'de> for Nested {
+impl<'de> DeserializeSeed<'de> for Nested<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Nested {
+impl<'de> Visitor<'de> for Nested<'_> {
     type Value = Value;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
-        ObjectVisitor(self.0).visit_map(map).map(Value::Object)
+        let fields = ObjectVisitor {
+            fields: self.fields,
+            input: self.input,
+        };
+        fields.visit_map(map).map(Value::Object)
     }
     // Anything else as the tree holds it.
     fn visit_unit<E: Error>(self) -> Result<Value, E> {
@@ -245,5 +318,31 @@ mod tests {
             )
             .collect();
         lines_read_the_same(Format::OpenaiAgents, "openai-agents.jsonl", &raw, &absent);
+    }
+}
+
+#[cfg(test)]
+mod fast_taken {
+    use std::path::Path;
+
+    /// Every line of the fixtures is read by the fast path, not handed to the tree reader.
+    #[test]
+    fn fixture_lines_are_read_fast() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats");
+        for (name, read) in [
+            (
+                "langfuse.jsonl",
+                super::super::langfuse::observation_line as fn(&str) -> _,
+            ),
+            (
+                "openai-agents.jsonl",
+                super::super::openai_agents::item_line,
+            ),
+        ] {
+            let text = std::fs::read_to_string(root.join(name)).unwrap();
+            for line in text.lines() {
+                assert!(read(line).is_some(), "{name}: {line}");
+            }
+        }
     }
 }
