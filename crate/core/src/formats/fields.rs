@@ -44,10 +44,78 @@ pub(crate) struct Fields {
 /// A field read only by some kinds of item, and whether a kind reads it.
 pub(crate) type ByKind = (&'static str, fn(&str) -> bool);
 
+/// An object's fields as a reader looks them up: a tree's object, or the fields kept of a
+/// line ([`Kept`]), so that one reader serves both.
+pub(crate) trait Object {
+    /// The field `key`. (Of a [`Kept`], not its nested object: see [`Object::object`].)
+    fn get(&self, key: &str) -> Option<&Value>;
+    /// The field `key` when it is an object.
+    fn object(&self, key: &str) -> Option<&dyn Object>;
+    fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+}
+
+impl Object for Map<String, Value> {
+    fn get(&self, key: &str) -> Option<&Value> {
+        Map::get(self, key)
+    }
+    fn object(&self, key: &str) -> Option<&dyn Object> {
+        let obj = Map::get(self, key)?.as_object()?;
+        Some(obj)
+    }
+}
+
+/// The kept fields of one object, the last of a repeated key winning. A handful of fields,
+/// found by comparing their names: a map (serde_json's, with `preserve_order`, an IndexMap
+/// with SipHash) cost a hash per key and an allocation per key and per table.
+#[derive(Default)]
+pub(crate) struct Level(Vec<(&'static str, Value)>);
+
+impl Level {
+    fn insert(&mut self, key: &'static str, value: Value) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+    fn remove(&mut self, key: &str) {
+        self.0.retain(|(k, _)| *k != key);
+    }
+}
+
+impl Object for Level {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+    fn object(&self, _: &str) -> Option<&dyn Object> {
+        None
+    }
+}
+
+/// The kept fields of a line's object, and those of its nested object when that is an object.
+#[derive(Default)]
+pub(crate) struct Kept {
+    fields: Level,
+    nested: Option<(&'static str, Level)>,
+}
+
+impl Object for Kept {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.fields.get(key)
+    }
+    fn object(&self, key: &str) -> Option<&dyn Object> {
+        match &self.nested {
+            Some((name, level)) if *name == key => Some(level),
+            _ => None,
+        }
+    }
+}
+
 /// The kept fields of a line's object, and the model call input read from it (`None` when
 /// absent or null).
 pub(crate) struct Line {
-    pub obj: Map<String, Value>,
+    pub obj: Kept,
     pub input: Option<Input>,
 }
 
@@ -75,13 +143,13 @@ struct ObjectVisitor<'i> {
 }
 
 impl<'de> Visitor<'de> for ObjectVisitor<'_> {
-    type Value = Map<String, Value>;
+    type Value = Kept;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kept, A::Error> {
         let fields = self.fields;
-        let mut obj = Map::new();
+        let mut obj = Kept::default();
         // Bit i: the field `by_kind[i]` was skipped.
         let mut skipped = 0u32;
         while let Some(Str(key)) = map.next_key::<Str>()? {
@@ -99,23 +167,32 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                 *self.input = map.next_value_seed(InputSeed)?;
                 continue;
             }
-            if !fields.keep.contains(&&*key) {
+            let Some(&key) = fields.keep.iter().find(|k| **k == key) else {
                 map.next_value::<Skip>()?;
                 continue;
-            }
-            let value = match fields.nested {
+            };
+            match fields.nested {
                 Some((name, nested)) if name == key => {
                     // A repeated nested value: the last one's input, as the tree keeps the
                     // last one (none when it is not an object).
                     *self.input = None;
-                    map.next_value_seed(Nested {
+                    let value = map.next_value_seed(Nested {
                         fields: nested,
                         input: &mut *self.input,
-                    })?
+                    })?;
+                    match value {
+                        Ok(level) => {
+                            obj.fields.remove(key);
+                            obj.nested = Some((key, level));
+                        }
+                        Err(value) => {
+                            obj.nested = None;
+                            obj.fields.insert(key, value);
+                        }
+                    }
                 }
-                _ => map.next_value::<Value>()?,
-            };
-            obj.insert(key.into_owned(), value);
+                _ => obj.fields.insert(key, map.next_value::<Value>()?),
+            }
         }
         if skipped != 0 {
             let kind = obj.get(fields.kind).and_then(Value::as_str);
@@ -130,52 +207,53 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
     }
 }
 
-/// A value that is kept: an object with only its kept fields, anything else whole.
+/// A value that is kept: an object with only its kept fields (`Ok`), anything else whole.
 struct Nested<'i> {
     fields: &'static Fields,
     input: &'i mut Option<Input>,
 }
 
 impl<'de> DeserializeSeed<'de> for Nested<'_> {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+    type Value = Result<Level, Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for Nested<'_> {
-    type Value = Value;
+    type Value = Result<Level, Value>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         let fields = ObjectVisitor {
             fields: self.fields,
             input: self.input,
         };
-        fields.visit_map(map).map(Value::Object)
+        // One level of nesting: the nested object's own fields are a level.
+        fields.visit_map(map).map(|kept| Ok(kept.fields))
     }
     // Anything else as the tree holds it.
-    fn visit_unit<E: Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+        Ok(Err(Value::Null))
     }
-    fn visit_bool<E: Error>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
+    fn visit_bool<E: Error>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(Err(Value::Bool(b)))
     }
-    fn visit_u64<E: Error>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::Number(n.into()))
+    fn visit_u64<E: Error>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(Err(Value::Number(n.into())))
     }
-    fn visit_i64<E: Error>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::Number(n.into()))
+    fn visit_i64<E: Error>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(Err(Value::Number(n.into())))
     }
-    fn visit_f64<E: Error>(self, n: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
+    fn visit_f64<E: Error>(self, n: f64) -> Result<Self::Value, E> {
+        Ok(Err(Number::from_f64(n).map_or(Value::Null, Value::Number)))
     }
-    fn visit_str<E: Error>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_string()))
+    fn visit_str<E: Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Err(Value::String(s.to_string())))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
-        Value::deserialize(SeqAccessDeserializer::new(seq))
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(Err)
     }
 }
 

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::{Fields, Line};
+use super::fields::{Fields, Line, Object};
 use super::message_list::Input;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
@@ -38,18 +38,18 @@ const TYPES: [&str; 10] = [
     "GUARDRAIL",
 ];
 
-fn get<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
+fn get<'a>(obj: &'a dyn Object, camel: &str, snake: &str) -> Option<&'a Value> {
     obj.get(camel)
         .or_else(|| obj.get(snake))
         .filter(|v| !v.is_null())
 }
 
-fn text(obj: &Map<String, Value>, camel: &str, snake: &str) -> Option<String> {
+fn text(obj: &dyn Object, camel: &str, snake: &str) -> Option<String> {
     as_text(get(obj, camel, snake))
 }
 
 /// An object that looks like one observation: a known `type` and a trace id or start time.
-pub(crate) fn is_observation(obj: &Map<String, Value>) -> bool {
+pub(crate) fn is_observation(obj: &dyn Object) -> bool {
     let typed = obj
         .get("type")
         .and_then(Value::as_str)
@@ -63,7 +63,7 @@ pub(crate) fn is_observation(obj: &Map<String, Value>) -> bool {
             "parentObservationId",
         ]
         .iter()
-        .any(|k| obj.contains_key(*k))
+        .any(|k| obj.contains_key(k))
 }
 
 /// The fields of an observation that [`is_observation`] and [`read_item`] look at; every
@@ -171,7 +171,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
 /// Reads an observation. `input`: the generation's input, when the line's reader read it
 /// already; `None` to read it from `obj`.
 fn read_observation(
-    obj: &Map<String, Value>,
+    obj: &dyn Object,
     input: Option<Option<Input>>,
     entry: u64,
     collector: &mut Collector,
@@ -261,7 +261,7 @@ fn is_tool_message(m: &Map<String, Value>) -> bool {
         && (m.contains_key("tool_call_id") || m.get("type").and_then(Value::as_str) == Some("tool"))
 }
 
-fn call_id(obj: &Map<String, Value>) -> Option<String> {
+fn call_id(obj: &dyn Object) -> Option<String> {
     const KEYS: [&str; 4] = [
         "tool_call_id",
         "toolCallId",

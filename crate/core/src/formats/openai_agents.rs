@@ -22,7 +22,7 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::{Fields, Line};
+use super::fields::{Fields, Line, Object};
 use super::message_list::Input;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
@@ -31,11 +31,11 @@ use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
 
 /// An exported trace or span item.
-pub(crate) fn is_item(obj: &Map<String, Value>) -> bool {
+pub(crate) fn is_item(obj: &dyn Object) -> bool {
     matches!(
         obj.get("object").and_then(Value::as_str),
         Some("trace" | "trace.span")
-    ) || obj.get("span_data").is_some_and(Value::is_object)
+    ) || obj.object("span_data").is_some()
 }
 
 /// The fields of an item that [`is_item`] and [`read_item`] look at, and those of its
@@ -128,7 +128,7 @@ fn expected(found: &Value) -> String {
     )
 }
 
-fn text(obj: &Map<String, Value>, key: &str) -> Option<String> {
+fn text(obj: &dyn Object, key: &str) -> Option<String> {
     as_text(obj.get(key))
 }
 
@@ -143,7 +143,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
 /// Reads an item. `input`: a model call's `span_data.input`, when the line's reader read it
 /// already; `None` to read it from `obj`.
 fn read_span(
-    obj: &Map<String, Value>,
+    obj: &dyn Object,
     input: Option<Option<Input>>,
     entry: u64,
     collector: &mut Collector,
@@ -157,10 +157,7 @@ fn read_span(
     let parent = text(obj, "parent_id");
     // Borrowed: a copy of span_data was a copy of the model input it holds.
     let no_data = Map::new();
-    let data = obj
-        .get("span_data")
-        .and_then(Value::as_object)
-        .unwrap_or(&no_data);
+    let data = obj.object("span_data").unwrap_or(&no_data);
     let kind = data
         .get("type")
         .and_then(Value::as_str)
