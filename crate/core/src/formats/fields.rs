@@ -72,21 +72,27 @@ impl Object for Map<String, Value> {
 #[derive(Default)]
 pub(crate) struct Level(Vec<(&'static str, Value)>);
 
+/// Key equality a word at a time ([`crate::bytes::eq`]; `==` is a byte loop in wasm).
+#[inline(always)]
+fn same(a: &str, b: &str) -> bool {
+    crate::bytes::eq(a.as_bytes(), b.as_bytes())
+}
+
 impl Level {
     fn insert(&mut self, key: &'static str, value: Value) {
-        match self.0.iter_mut().find(|(k, _)| *k == key) {
+        match self.0.iter_mut().find(|(k, _)| same(k, key)) {
             Some(slot) => slot.1 = value,
             None => self.0.push((key, value)),
         }
     }
     fn remove(&mut self, key: &str) {
-        self.0.retain(|(k, _)| *k != key);
+        self.0.retain(|(k, _)| !same(k, key));
     }
 }
 
 impl Object for Level {
     fn get(&self, key: &str) -> Option<&Value> {
-        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.0.iter().find(|(k, _)| same(k, key)).map(|(_, v)| v)
     }
     fn object(&self, _: &str) -> Option<&dyn Object> {
         None
@@ -106,7 +112,7 @@ impl Object for Kept {
     }
     fn object(&self, key: &str) -> Option<&dyn Object> {
         match &self.nested {
-            Some((name, level)) if *name == key => Some(level),
+            Some((name, level)) if same(name, key) => Some(level),
             _ => None,
         }
     }
@@ -153,7 +159,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
         // Bit i: the field `by_kind[i]` was skipped.
         let mut skipped = 0u32;
         while let Some(Str(key)) = map.next_key::<Str>()? {
-            let by_kind = fields.by_kind.iter().position(|(k, _)| *k == key);
+            let by_kind = fields.by_kind.iter().position(|(k, _)| same(k, &key));
             if let Some(i) = by_kind {
                 let wants = fields.by_kind[i].1;
                 let kind = obj.get(fields.kind);
@@ -163,16 +169,16 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                     continue;
                 }
             }
-            if fields.input == Some(&*key) {
+            if fields.input.is_some_and(|k| same(k, &key)) {
                 *self.input = map.next_value_seed(InputSeed)?;
                 continue;
             }
-            let Some(&key) = fields.keep.iter().find(|k| **k == key) else {
+            let Some(&key) = fields.keep.iter().find(|k| same(k, &key)) else {
                 map.next_value::<Skip>()?;
                 continue;
             };
             match fields.nested {
-                Some((name, nested)) if name == key => {
+                Some((name, nested)) if same(name, key) => {
                     // A repeated nested value: the last one's input, as the tree keeps the
                     // last one (none when it is not an object).
                     *self.input = None;

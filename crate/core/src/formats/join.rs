@@ -56,48 +56,45 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
     // comparison, never hashed: the OTLP endpoint joins ids it did not choose, and a sort or
     // a bisection takes O(n log n) comparisons whatever the ids, where a hash table with a
     // fast hash can be flooded (and std's SipHash hashed every id of every input again).
-    let mut order: Vec<usize> = (0..models.len()).collect();
-    crate::sort::sort_by(&mut order, |&a, &b| {
-        let (a, b) = (&models[a].at, &models[b].at);
-        a.trace_id
-            .cmp(&b.trace_id)
-            .then_with(|| time_key(a).cmp(&time_key(b)))
-    });
+    let traces_of = TraceGroups::new(models.iter().map(|m| m.at.trace_id.as_deref()));
+    let mut keyed: Vec<(u32, bool, i128, u64, usize)> = models
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let (none, start, seq) = time_key(&m.at);
+            (traces_of.group[i], none, start, seq, i)
+        })
+        .collect();
+    crate::sort::sort(&mut keyed);
+    let order: Vec<usize> = keyed.iter().map(|k| k.4).collect();
     // The call ids of the tool calls, once each per trace, in the same trace order: the only
     // ids the model calls' inputs are indexed by (an input re-lists every earlier call of
     // its run; a tool call has one id).
-    let mut tool_ids: Vec<(Option<&str>, &str)> = tools
+    let mut find = traces_of.finder();
+    let tool_trace: Vec<Option<u32>> = tools
         .iter()
-        .filter_map(|t| Some((t.at.trace_id.as_deref(), t.call_id.as_deref()?)))
+        .map(|t| find(t.at.trace_id.as_deref()))
+        .collect();
+    let mut tool_ids: Vec<(u32, &str)> = tools
+        .iter()
+        .zip(&tool_trace)
+        .filter_map(|(t, g)| Some(((*g)?, t.call_id.as_deref()?)))
         .collect();
     crate::sort::sort(&mut tool_ids);
     tool_ids.dedup();
     // Per trace, what makes "the later model calls of a tool" a pair of ranges of its time
     // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
-    // n tool calls and n model calls cost n^2). In trace id order.
+    // n tool calls and n model calls cost n^2). Indexed by trace group.
     let mut traces: Vec<TraceIndex<'_>> = Vec::new();
     let (mut rest, mut ids) = (&order[..], &tool_ids[..]);
     while let Some(&first) = rest.first() {
-        let trace = models[first].at.trace_id.as_deref();
-        let len = rest.partition_point(|&i| models[i].at.trace_id.as_deref() == trace);
-        ids = &ids[ids.partition_point(|x| x.0 < trace)..];
-        let here = ids.partition_point(|x| x.0 == trace);
+        let group = traces_of.group[first];
+        let len = rest.partition_point(|&i| traces_of.group[i] == group);
+        let here = ids.partition_point(|x| x.0 == group);
         let trace_ids = ids[..here].iter().map(|x| x.1).collect();
-        traces.push(TraceIndex::new(trace, &rest[..len], models, trace_ids));
+        traces.push(TraceIndex::new(&rest[..len], models, trace_ids));
         (rest, ids) = (&rest[len..], &ids[here..]);
     }
-    let mut last_trace: Option<usize> = None;
-    let mut trace_of = |trace: Option<&str>| -> Option<usize> {
-        // Tool calls come in runs of one trace: the previous answer first.
-        match last_trace {
-            Some(x) if traces[x].trace == trace => Some(x),
-            _ => {
-                let x = traces.binary_search_by(|x| x.trace.cmp(&trace)).ok()?;
-                last_trace = Some(x);
-                Some(x)
-            }
-        }
-    };
 
     let mut outcomes: Vec<Option<(Outcome, Join)>> = (0..tools.len()).map(|_| None).collect();
     // Per model call, where its tool messages start in `claimed`: whether the id join gave
@@ -113,7 +110,7 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
     let mut by_next: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
 
     for (t, tool) in tools.iter().enumerate() {
-        let trace = trace_of(tool.at.trace_id.as_deref()).map(|x| &traces[x]);
+        let trace = tool_trace[t].map(|g| &traces[g as usize]);
         let later = trace.map_or_else(Later::default, |x| x.later(tool, models));
         let ids_in_use =
             tool.call_id.is_some() && trace.is_some_and(|x| later.any(|r| x.with_ids(r)));
@@ -221,7 +218,6 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
 /// One trace's model calls in time order, indexed for the join's questions about "the model
 /// calls later than a tool call": each answered by bisection in a sorted list of positions.
 struct TraceIndex<'a> {
-    trace: Option<&'a str>,
     /// Model indexes in time order: those with a start time first (by start, then read
     /// order), then those without (by read order).
     list: &'a [usize],
@@ -239,6 +235,61 @@ struct TraceIndex<'a> {
     starts: Vec<usize>,
     id_positions: Vec<usize>,
     id_messages: Vec<usize>,
+}
+
+/// The traces of the model calls, numbered: model call `i` is in trace `group[i]`, and the
+/// numbers follow the order of the trace ids. A trace's calls come in runs in read order,
+/// so only the id of each run is sorted and searched: comparing two 32-byte trace ids was
+/// most of the join's sort (in wasm, `memcmp` is a byte loop). Runs of one call each (every
+/// call another trace) are a sort of the ids: O(n log n) comparisons, whatever the ids.
+struct TraceGroups<'a> {
+    group: Vec<u32>,
+    /// The distinct trace ids, sorted.
+    ids: Vec<Option<&'a str>>,
+}
+
+#[inline(always)]
+fn same(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => crate::bytes::eq(a.as_bytes(), b.as_bytes()),
+        (a, b) => a.is_none() && b.is_none(),
+    }
+}
+
+impl<'a> TraceGroups<'a> {
+    fn new(traces: impl Iterator<Item = Option<&'a str>>) -> TraceGroups<'a> {
+        // Each run's trace id, and how long the run is.
+        let mut runs: Vec<(Option<&str>, usize)> = Vec::new();
+        for trace in traces {
+            match runs.last_mut() {
+                Some((id, n)) if same(*id, trace) => *n += 1,
+                _ => runs.push((trace, 1)),
+            }
+        }
+        let mut ids: Vec<Option<&str>> = runs.iter().map(|r| r.0).collect();
+        crate::sort::sort(&mut ids);
+        ids.dedup();
+        let mut group = Vec::new();
+        for (trace, n) in runs {
+            let g = ids.binary_search(&trace).unwrap_or_default() as u32;
+            group.extend(std::iter::repeat_n(g, n));
+        }
+        TraceGroups { group, ids }
+    }
+
+    /// Finds the number of a trace id (`None` when no model call is in it); the previous
+    /// answer is tried first, as tool calls too come in runs of one trace.
+    fn finder(&self) -> impl FnMut(Option<&str>) -> Option<u32> + '_ {
+        let mut last: Option<u32> = None;
+        move |trace| {
+            if let Some(g) = last.filter(|&g| same(self.ids[g as usize], trace)) {
+                return Some(g);
+            }
+            let g = self.ids.binary_search(&trace).ok()? as u32;
+            last = Some(g);
+            Some(g)
+        }
+    }
 }
 
 /// The order of model calls within a trace: by start time, then read order; calls without
@@ -278,12 +329,7 @@ impl Later {
 }
 
 impl<'a> TraceIndex<'a> {
-    fn new(
-        trace: Option<&'a str>,
-        list: &'a [usize],
-        models: &'a [ModelCall],
-        tool_ids: Vec<&'a str>,
-    ) -> TraceIndex<'a> {
+    fn new(list: &'a [usize], models: &'a [ModelCall], tool_ids: Vec<&'a str>) -> TraceIndex<'a> {
         let timed = list.partition_point(|&i| models[i].at.times.start.is_some());
         let (mut with_ids, mut uncaptured) = (Vec::new(), Vec::new());
         // (tool call id, position, message), in position order; each id once per position.
@@ -329,7 +375,6 @@ impl<'a> TraceIndex<'a> {
             fill[g] += 1;
         }
         TraceIndex {
-            trace,
             list,
             timed,
             with_ids,
