@@ -8,7 +8,10 @@
 //! of a repeated one kept (as the tree keeps it), and every other field is parsed as the tree
 //! parses it and dropped, so what the tree reader rejects fails here too, and the caller then
 //! reads the line as a tree for its messages. A reader that looks only at the named fields
-//! reads the object made here as it reads the whole tree.
+//! reads the object made here as it reads the whole tree. The model call's input, most of
+//! the line, is not kept at all: it is read straight into its tool messages
+//! ([`super::message_list`]), and fields that only other kinds of item read are skipped
+//! once the item's kind is known.
 
 use std::fmt;
 
@@ -17,92 +20,246 @@ use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visi
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
+use super::message_list::{Input, InputSeed};
 use super::otlp_json::{Skip, Str};
 
 /// Which fields of an object to keep: `keep`, and within the object value of `nested` (when
-/// it is one), only the fields `nested_keep`.
+/// it is one), the fields its own [`Fields`] says.
 #[derive(Clone, Copy)]
 pub(crate) struct Fields {
     pub keep: &'static [&'static str],
-    pub nested: Option<(&'static str, &'static [&'static str])>,
+    pub nested: Option<(&'static str, &'static Fields)>,
+    /// The field that is a model call's input: read into its tool messages
+    /// ([`super::message_list`]) rather than kept as a tree; it is not in the object.
+    pub input: Option<&'static str>,
+    /// Fields that only some kinds of item read (a generation's `output`, a tool's `input`):
+    /// once the object's `kind` field has said the item is not such a kind, they are skipped
+    /// unread. Should a later `kind` (a repeated key) say it is one after all, the line is
+    /// left to the tree reader.
+    pub by_kind: &'static [ByKind],
+    /// The field that says the kind (`type`); one of `keep`.
+    pub kind: &'static str,
 }
 
-impl Fields {
-    /// The object of a line with only the kept fields, or `None` when the line is not one
-    /// JSON object (then it is read as a tree).
-    pub fn object(self, text: &str) -> Option<Map<String, Value>> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let obj = de.deserialize_map(ObjectVisitor(self)).ok()?;
-        de.end().ok()?;
+/// A field read only by some kinds of item, and whether a kind reads it.
+pub(crate) type ByKind = (&'static str, fn(&str) -> bool);
+
+/// An object's fields as a reader looks them up: a tree's object, or the fields kept of a
+/// line ([`Kept`]), so that one reader serves both.
+pub(crate) trait Object {
+    /// The field `key`. (Of a [`Kept`], not its nested object: see [`Object::object`].)
+    fn get(&self, key: &str) -> Option<&Value>;
+    /// The field `key` when it is an object.
+    fn object(&self, key: &str) -> Option<&dyn Object>;
+    fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+}
+
+impl Object for Map<String, Value> {
+    fn get(&self, key: &str) -> Option<&Value> {
+        Map::get(self, key)
+    }
+    fn object(&self, key: &str) -> Option<&dyn Object> {
+        let obj = Map::get(self, key)?.as_object()?;
         Some(obj)
     }
 }
 
-struct ObjectVisitor(Fields);
+/// The kept fields of one object, the last of a repeated key winning. A handful of fields,
+/// found by comparing their names: a map (serde_json's, with `preserve_order`, an IndexMap
+/// with SipHash) cost a hash per key and an allocation per key and per table.
+#[derive(Default)]
+pub(crate) struct Level(Vec<(&'static str, Value)>);
 
-impl<'de> Visitor<'de> for ObjectVisitor {
-    type Value = Map<String, Value>;
+/// Key equality a word at a time ([`crate::bytes::eq`]; `==` is a byte loop in wasm).
+#[inline(always)]
+fn same(a: &str, b: &str) -> bool {
+    crate::bytes::eq(a.as_bytes(), b.as_bytes())
+}
+
+impl Level {
+    fn insert(&mut self, key: &'static str, value: Value) {
+        match self.0.iter_mut().find(|(k, _)| same(k, key)) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+    fn remove(&mut self, key: &str) {
+        self.0.retain(|(k, _)| !same(k, key));
+    }
+}
+
+impl Object for Level {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| same(k, key)).map(|(_, v)| v)
+    }
+    fn object(&self, _: &str) -> Option<&dyn Object> {
+        None
+    }
+}
+
+/// The kept fields of a line's object, and those of its nested object when that is an object.
+#[derive(Default)]
+pub(crate) struct Kept {
+    fields: Level,
+    nested: Option<(&'static str, Level)>,
+}
+
+impl Object for Kept {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.fields.get(key)
+    }
+    fn object(&self, key: &str) -> Option<&dyn Object> {
+        match &self.nested {
+            Some((name, level)) if same(name, key) => Some(level),
+            _ => None,
+        }
+    }
+}
+
+/// The kept fields of a line's object, and the model call input read from it (`None` when
+/// absent or null).
+pub(crate) struct Line {
+    pub obj: Kept,
+    pub input: Option<Input>,
+}
+
+impl Fields {
+    /// The object of a line with only the kept fields, or `None` when the line is not one
+    /// JSON object, or is left to the tree reader.
+    pub fn line(&'static self, text: &str) -> Option<Line> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let mut input = None;
+        let obj = de
+            .deserialize_map(ObjectVisitor {
+                fields: self,
+                input: &mut input,
+            })
+            .ok()?;
+        de.end().ok()?;
+        Some(Line { obj, input })
+    }
+}
+
+struct ObjectVisitor<'i> {
+    fields: &'static Fields,
+    /// Where the input goes, at whichever level it is.
+    input: &'i mut Option<Input>,
+}
+
+impl<'de> Visitor<'de> for ObjectVisitor<'_> {
+    type Value = Kept;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut obj = Map::new();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kept, A::Error> {
+        let fields = self.fields;
+        let mut obj = Kept::default();
+        // Bit i: the field `by_kind[i]` was skipped.
+        let mut skipped = 0u32;
         while let Some(Str(key)) = map.next_key::<Str>()? {
-            if !self.0.keep.contains(&&*key) {
-                map.next_value::<Skip>()?;
+            let by_kind = fields.by_kind.iter().position(|(k, _)| same(k, &key));
+            if let Some(i) = by_kind {
+                let wants = fields.by_kind[i].1;
+                let kind = obj.get(fields.kind);
+                if kind.is_some_and(|k| !k.as_str().is_some_and(wants)) {
+                    map.next_value::<Skip>()?;
+                    skipped |= 1 << i;
+                    continue;
+                }
+            }
+            if fields.input.is_some_and(|k| same(k, &key)) {
+                *self.input = map.next_value_seed(InputSeed)?;
                 continue;
             }
-            let value = match self.0.nested {
-                Some((name, keep)) if name == key => {
-                    map.next_value_seed(Nested(Fields { keep, nested: None }))?
-                }
-                _ => map.next_value::<Value>()?,
+            let Some(&key) = fields.keep.iter().find(|k| same(k, &key)) else {
+                map.next_value::<Skip>()?;
+                continue;
             };
-            obj.insert(key.into_owned(), value);
+            match fields.nested {
+                Some((name, nested)) if same(name, key) => {
+                    // A repeated nested value: the last one's input, as the tree keeps the
+                    // last one (none when it is not an object).
+                    *self.input = None;
+                    let value = map.next_value_seed(Nested {
+                        fields: nested,
+                        input: &mut *self.input,
+                    })?;
+                    match value {
+                        Ok(level) => {
+                            obj.fields.remove(key);
+                            obj.nested = Some((key, level));
+                        }
+                        Err(value) => {
+                            obj.nested = None;
+                            obj.fields.insert(key, value);
+                        }
+                    }
+                }
+                _ => obj.fields.insert(key, map.next_value::<Value>()?),
+            }
+        }
+        if skipped != 0 {
+            let kind = obj.get(fields.kind).and_then(Value::as_str);
+            let read = |(i, (_, wants)): (usize, &ByKind)| {
+                skipped & 1 << i != 0 && kind.is_some_and(wants)
+            };
+            if fields.by_kind.iter().enumerate().any(read) {
+                return Err(A::Error::custom("a skipped field is read after all"));
+            }
         }
         Ok(obj)
     }
 }
 
-/// A value that is kept: an object with only its kept fields, anything else whole.
-struct Nested(Fields);
+/// A value that is kept: an object with only its kept fields (`Ok`), anything else whole.
+struct Nested<'i> {
+    fields: &'static Fields,
+    input: &'i mut Option<Input>,
+}
 
-impl<'de> DeserializeSeed<'de> for Nested {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+impl<'de> DeserializeSeed<'de> for Nested<'_> {
+    type Value = Result<Level, Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Nested {
-    type Value = Value;
+impl<'de> Visitor<'de> for Nested<'_> {
+    type Value = Result<Level, Value>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
-        ObjectVisitor(self.0).visit_map(map).map(Value::Object)
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        let fields = ObjectVisitor {
+            fields: self.fields,
+            input: self.input,
+        };
+        // One level of nesting: the nested object's own fields are a level.
+        fields.visit_map(map).map(|kept| Ok(kept.fields))
     }
     // Anything else as the tree holds it.
-    fn visit_unit<E: Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+        Ok(Err(Value::Null))
     }
-    fn visit_bool<E: Error>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
+    fn visit_bool<E: Error>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(Err(Value::Bool(b)))
     }
-    fn visit_u64<E: Error>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::Number(n.into()))
+    fn visit_u64<E: Error>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(Err(Value::Number(n.into())))
     }
-    fn visit_i64<E: Error>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::Number(n.into()))
+    fn visit_i64<E: Error>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(Err(Value::Number(n.into())))
     }
-    fn visit_f64<E: Error>(self, n: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
+    fn visit_f64<E: Error>(self, n: f64) -> Result<Self::Value, E> {
+        Ok(Err(Number::from_f64(n).map_or(Value::Null, Value::Number)))
     }
-    fn visit_str<E: Error>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_string()))
+    fn visit_str<E: Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Err(Value::String(s.to_string())))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
-        Value::deserialize(SeqAccessDeserializer::new(seq))
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(Err)
     }
 }
 
@@ -245,5 +402,31 @@ mod tests {
             )
             .collect();
         lines_read_the_same(Format::OpenaiAgents, "openai-agents.jsonl", &raw, &absent);
+    }
+}
+
+#[cfg(test)]
+mod fast_taken {
+    use std::path::Path;
+
+    /// Every line of the fixtures is read by the fast path, not handed to the tree reader.
+    #[test]
+    fn fixture_lines_are_read_fast() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats");
+        for (name, read) in [
+            (
+                "langfuse.jsonl",
+                super::super::langfuse::observation_line as fn(&str) -> _,
+            ),
+            (
+                "openai-agents.jsonl",
+                super::super::openai_agents::item_line,
+            ),
+        ] {
+            let text = std::fs::read_to_string(root.join(name)).unwrap();
+            for line in text.lines() {
+                assert!(read(line).is_some(), "{name}: {line}");
+            }
+        }
     }
 }

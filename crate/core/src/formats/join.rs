@@ -23,7 +23,7 @@
 //! The record is then built from the measures alone (bytes, SHA-256, markers), and the
 //! classifier of the span format decides the status, so the verdict rules exist once.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::BTreeMap;
 
 use super::content::Content;
 use super::model::{Captured, ModelCall, SpanRef, ToolCall};
@@ -51,62 +51,85 @@ enum Outcome {
 }
 
 pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
-    // Model calls per trace, in time order (read order when times are missing).
-    let mut by_trace: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
-    for (i, m) in models.iter().enumerate() {
-        by_trace
-            .entry(m.at.trace_id.as_deref())
-            .or_default()
-            .push(i);
-    }
-    for list in by_trace.values_mut() {
-        in_time_order(list, |i| &models[i].at);
-    }
-    // Per trace, what makes "the later model calls of a tool" a pair of ranges of its time
-    // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
-    // n tool calls and n model calls cost n^2).
-    let index: HashMap<Option<&str>, TraceIndex<'_>> = by_trace
+    // Model calls grouped by trace, each group in time order (read order when times are
+    // missing): one sort, by trace id and then time. Ids are grouped and looked up by
+    // comparison, never hashed: the OTLP endpoint joins ids it did not choose, and a sort or
+    // a bisection takes O(n log n) comparisons whatever the ids, where a hash table with a
+    // fast hash can be flooded (and std's SipHash hashed every id of every input again).
+    let traces_of = TraceGroups::new(models.iter().map(|m| m.at.trace_id.as_deref()));
+    let mut keyed: Vec<(u32, bool, i128, u64, usize)> = models
         .iter()
-        .map(|(trace, list)| (*trace, TraceIndex::new(list, models)))
-        .collect();
-
-    // Per model call: its tool messages by call id (the first of each id), once.
-    let ids: Vec<HashMap<&str, usize>> = models
-        .iter()
-        .map(|m| {
-            let mut index = HashMap::new();
-            for (k, x) in m.input.as_deref().unwrap_or_default().iter().enumerate() {
-                if let Some(id) = x.call_id.as_deref() {
-                    index.entry(id).or_insert(k);
-                }
-            }
-            index
+        .enumerate()
+        .map(|(i, m)| {
+            let (none, start, seq) = time_key(&m.at);
+            (traces_of.group[i], none, start, seq, i)
         })
         .collect();
+    crate::sort::sort(&mut keyed);
+    let order: Vec<usize> = keyed.iter().map(|k| k.4).collect();
+    // The call ids of the tool calls, once each per trace, in the same trace order: the only
+    // ids the model calls' inputs are indexed by (an input re-lists every earlier call of
+    // its run; a tool call has one id).
+    let mut find = traces_of.finder();
+    let tool_trace: Vec<Option<u32>> = tools
+        .iter()
+        .map(|t| find(t.at.trace_id.as_deref()))
+        .collect();
+    let mut tool_ids: Vec<(u32, &str)> = tools
+        .iter()
+        .zip(&tool_trace)
+        .filter_map(|(t, g)| Some(((*g)?, t.call_id.as_deref()?)))
+        .collect();
+    crate::sort::sort(&mut tool_ids);
+    tool_ids.dedup();
+    // Per trace, what makes "the later model calls of a tool" a pair of ranges of its time
+    // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
+    // n tool calls and n model calls cost n^2). Indexed by trace group.
+    let mut traces: Vec<TraceIndex<'_>> = Vec::new();
+    let (mut rest, mut ids) = (&order[..], &tool_ids[..]);
+    while let Some(&first) = rest.first() {
+        let group = traces_of.group[first];
+        let len = rest.partition_point(|&i| traces_of.group[i] == group);
+        let here = ids.partition_point(|x| x.0 == group);
+        let trace_ids = ids[..here].iter().map(|x| x.1).collect();
+        traces.push(TraceIndex::new(&rest[..len], models, trace_ids));
+        (rest, ids) = (&rest[len..], &ids[here..]);
+    }
 
     let mut outcomes: Vec<Option<(Outcome, Join)>> = (0..tools.len()).map(|_| None).collect();
-    let mut claimed: HashSet<(usize, usize)> = HashSet::new();
+    // Per model call, where its tool messages start in `claimed`: whether the id join gave
+    // each message to a tool call (the order join leaves those).
+    let mut claimed_at = Vec::with_capacity(models.len());
+    let mut total = 0;
+    for m in models {
+        claimed_at.push(total);
+        total += m.input.as_ref().map_or(0, Vec::len);
+    }
+    let mut claimed = vec![false; total];
     // Tool calls left for the order join, grouped by their next model call.
     let mut by_next: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
 
     for (t, tool) in tools.iter().enumerate() {
-        let trace = index.get(&tool.at.trace_id.as_deref());
+        let trace = tool_trace[t].map(|g| &traces[g as usize]);
         let later = trace.map_or_else(Later::default, |x| x.later(tool, models));
         let ids_in_use =
             tool.call_id.is_some() && trace.is_some_and(|x| later.any(|r| x.with_ids(r)));
         if let (Some(id), true, Some(x)) = (&tool.call_id, ids_in_use, trace) {
             // The first later model call whose captured input carries the id; failing that,
             // the first later one whose input was not captured.
-            let found = later.first_in(x.carrying(id));
+            let (positions, messages) = x.carrying(id);
+            let found = later.first_in(positions);
             let uncaptured = later.first_in(&x.uncaptured);
             let outcome = match (found, uncaptured) {
-                (Some(p), _) => {
-                    let model = x.list[p];
-                    let message = ids[model][id.as_str()];
-                    claimed.insert((model, message));
+                (Some(at), _) => {
+                    let model = x.list[positions[at]];
+                    let message = messages[at];
+                    claimed[claimed_at[model] + message] = true;
                     Outcome::Received { model, message }
                 }
-                (None, Some(p)) => Outcome::NotCaptured { model: x.list[p] },
+                (None, Some(at)) => Outcome::NotCaptured {
+                    model: x.list[x.uncaptured[at]],
+                },
                 (None, None) => Outcome::NotReceived(format!(
                     "no later model call's input carries call id {id:?} ({} checked)",
                     later.len()
@@ -134,21 +157,29 @@ pub(crate) fn join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
     for (m, mut group) in by_next {
         in_time_order(&mut group, |t| &tools[t].at);
         let msgs = models[m].input.as_ref().map_or(&[][..], Vec::as_slice);
-        // Unclaimed trailing messages by tool name, each queue in input order: taking the
-        // first free message of a name is a pop, not a scan and a removal.
-        let mut free: HashMap<Option<&str>, VecDeque<usize>> = HashMap::new();
-        for k in (0..msgs.len()).filter(|&k| msgs[k].trailing && !claimed.contains(&(m, k))) {
-            free.entry(msgs[k].name.as_deref())
-                .or_default()
-                .push_back(k);
-        }
+        // Unclaimed trailing messages by tool name, each name's in input order (a stable
+        // sort), with the next free one of each name at the name's first place in `next`:
+        // taking the first free message of a name is a bisection and a step, not a scan and
+        // a removal.
+        let claimed = &claimed[claimed_at[m]..];
+        let mut free: Vec<(Option<&str>, usize)> = (0..msgs.len())
+            .filter(|&k| msgs[k].trailing && !claimed[k])
+            .map(|k| (msgs[k].name.as_deref(), k))
+            .collect();
+        crate::sort::sort_by(&mut free, |a, b| a.0.cmp(&b.0));
+        let mut next: Vec<usize> = (0..free.len()).collect();
         let mut take = |t: usize, name| -> bool {
-            match free.get_mut(&name).and_then(VecDeque::pop_front) {
-                Some(message) => {
+            let first = free.partition_point(|x| x.0 < name);
+            let Some(&at) = next.get(first) else {
+                return false;
+            };
+            match free.get(at) {
+                Some(&(found, message)) if found == name => {
+                    next[first] = at + 1;
                     outcomes[t] = Some((Outcome::Received { model: m, message }, Join::Order));
                     true
                 }
-                None => false,
+                _ => false,
             }
         };
         let mut rest = Vec::new();
@@ -196,8 +227,79 @@ struct TraceIndex<'a> {
     with_ids: Vec<usize>,
     /// Positions in `list` whose input was not captured.
     uncaptured: Vec<usize>,
-    /// Per call id, the positions in `list` whose captured input carries it.
-    by_id: HashMap<&'a str, Vec<usize>>,
+    /// The call ids of the trace's tool calls, sorted, each once.
+    tool_ids: Vec<&'a str>,
+    /// Per tool call id (by its place in `tool_ids`), the positions in `list` (ascending) whose
+    /// captured input carries it, and beside each, the index of the first tool message with
+    /// that id in that input: `id_positions[starts[g]..starts[g + 1]]` for the id `g`.
+    starts: Vec<usize>,
+    id_positions: Vec<usize>,
+    id_messages: Vec<usize>,
+}
+
+/// The traces of the model calls, numbered: model call `i` is in trace `group[i]`, and the
+/// numbers follow the order of the trace ids. A trace's calls come in runs in read order,
+/// so only the id of each run is sorted and searched: comparing two 32-byte trace ids was
+/// most of the join's sort (in wasm, `memcmp` is a byte loop). Runs of one call each (every
+/// call another trace) are a sort of the ids: O(n log n) comparisons, whatever the ids.
+struct TraceGroups<'a> {
+    group: Vec<u32>,
+    /// The distinct trace ids, sorted.
+    ids: Vec<Option<&'a str>>,
+}
+
+#[inline(always)]
+fn same(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => crate::bytes::eq(a.as_bytes(), b.as_bytes()),
+        (a, b) => a.is_none() && b.is_none(),
+    }
+}
+
+impl<'a> TraceGroups<'a> {
+    fn new(traces: impl Iterator<Item = Option<&'a str>>) -> TraceGroups<'a> {
+        // Each run's trace id, and how long the run is.
+        let mut runs: Vec<(Option<&str>, usize)> = Vec::new();
+        for trace in traces {
+            match runs.last_mut() {
+                Some((id, n)) if same(*id, trace) => *n += 1,
+                _ => runs.push((trace, 1)),
+            }
+        }
+        let mut ids: Vec<Option<&str>> = runs.iter().map(|r| r.0).collect();
+        crate::sort::sort(&mut ids);
+        ids.dedup();
+        let mut group = Vec::new();
+        for (trace, n) in runs {
+            let g = ids.binary_search(&trace).unwrap_or_default() as u32;
+            group.extend(std::iter::repeat_n(g, n));
+        }
+        TraceGroups { group, ids }
+    }
+
+    /// Finds the number of a trace id (`None` when no model call is in it); the previous
+    /// answer is tried first, as tool calls too come in runs of one trace.
+    fn finder(&self) -> impl FnMut(Option<&str>) -> Option<u32> + '_ {
+        let mut last: Option<u32> = None;
+        move |trace| {
+            if let Some(g) = last.filter(|&g| same(self.ids[g as usize], trace)) {
+                return Some(g);
+            }
+            let g = self.ids.binary_search(&trace).ok()? as u32;
+            last = Some(g);
+            Some(g)
+        }
+    }
+}
+
+/// The order of model calls within a trace: by start time, then read order; calls without
+/// a start time last, in read order.
+fn time_key(at: &SpanRef) -> (bool, i128, u64) {
+    (
+        at.times.start.is_none(),
+        at.times.start.unwrap_or(0),
+        at.seq,
+    )
 }
 
 /// The later model calls of one tool call: ranges of positions in its trace's list, in order.
@@ -216,30 +318,39 @@ impl Later {
     fn any(&self, mut f: impl FnMut((usize, usize)) -> bool) -> bool {
         self.ranges.iter().any(|&r| f(r))
     }
-    /// The first of `positions` (ascending) inside these ranges, in range order.
+    /// Where in `positions` (ascending) the first of them inside these ranges is, in range
+    /// order.
     fn first_in(&self, positions: &[usize]) -> Option<usize> {
         self.ranges.iter().find_map(|&(a, b)| {
             let i = positions.partition_point(|&p| p < a);
-            positions.get(i).copied().filter(|&p| p < b)
+            positions.get(i).is_some_and(|&p| p < b).then_some(i)
         })
     }
 }
 
 impl<'a> TraceIndex<'a> {
-    fn new(list: &'a [usize], models: &'a [ModelCall]) -> TraceIndex<'a> {
+    fn new(list: &'a [usize], models: &'a [ModelCall], tool_ids: Vec<&'a str>) -> TraceIndex<'a> {
         let timed = list.partition_point(|&i| models[i].at.times.start.is_some());
         let (mut with_ids, mut uncaptured) = (Vec::new(), Vec::new());
-        let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+        // (tool call id, position, message), in position order; each id once per position.
+        let mut found: Vec<(usize, usize, usize)> = Vec::new();
+        let mut last = vec![usize::MAX; tool_ids.len()];
         for (p, &i) in list.iter().enumerate() {
             match &models[i].input {
                 Err(_) => uncaptured.push(p),
                 Ok(msgs) => {
                     let mut any = false;
-                    for id in msgs.iter().filter_map(|x| x.call_id.as_deref()) {
+                    for (k, x) in msgs.iter().enumerate() {
+                        let Some(id) = x.call_id.as_deref() else {
+                            continue;
+                        };
                         any = true;
-                        let at = by_id.entry(id).or_default();
-                        if at.last() != Some(&p) {
-                            at.push(p);
+                        // An id no tool call has is never asked for.
+                        if let Ok(g) = tool_ids.binary_search(&id) {
+                            if last[g] != p {
+                                last[g] = p;
+                                found.push((g, p, k));
+                            }
                         }
                     }
                     if any {
@@ -248,12 +359,30 @@ impl<'a> TraceIndex<'a> {
                 }
             }
         }
+        // Grouped by id with a counting sort, which keeps each id's positions ascending.
+        let mut starts = vec![0; tool_ids.len() + 1];
+        for &(g, ..) in &found {
+            starts[g + 1] += 1;
+        }
+        for g in 0..tool_ids.len() {
+            starts[g + 1] += starts[g];
+        }
+        let mut fill = starts.clone();
+        let (mut id_positions, mut id_messages) = (vec![0; found.len()], vec![0; found.len()]);
+        for (g, p, k) in found {
+            id_positions[fill[g]] = p;
+            id_messages[fill[g]] = k;
+            fill[g] += 1;
+        }
         TraceIndex {
             list,
             timed,
             with_ids,
             uncaptured,
-            by_id,
+            tool_ids,
+            starts,
+            id_positions,
+            id_messages,
         }
     }
 
@@ -293,8 +422,16 @@ impl<'a> TraceIndex<'a> {
         self.with_ids.get(i).is_some_and(|&p| p < b)
     }
 
-    fn carrying(&self, id: &str) -> &[usize] {
-        self.by_id.get(id).map_or(&[], Vec::as_slice)
+    /// The positions (ascending) of the model calls whose captured input carries `id`, and
+    /// beside each, the index of its first tool message with that id.
+    fn carrying(&self, id: &str) -> (&[usize], &[usize]) {
+        match self.tool_ids.binary_search(&id) {
+            Ok(g) => {
+                let range = self.starts[g]..self.starts[g + 1];
+                (&self.id_positions[range.clone()], &self.id_messages[range])
+            }
+            Err(_) => (&[], &[]),
+        }
     }
 }
 
@@ -460,6 +597,7 @@ mod tests {
     use crate::formats::model::{Times, ToolMessage};
     use proptest::prelude::*;
     use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
+    use std::collections::{HashMap, HashSet};
 
     /// The join as it was before it was indexed (a filter of every model call per tool
     /// call): the indexed join must give the same rows.

@@ -17,7 +17,8 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::Fields;
+use super::fields::{Fields, Line, Object};
+use super::message_list::Input;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
 use super::otel::as_text;
@@ -37,18 +38,18 @@ const TYPES: [&str; 10] = [
     "GUARDRAIL",
 ];
 
-fn get<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
+fn get<'a>(obj: &'a dyn Object, camel: &str, snake: &str) -> Option<&'a Value> {
     obj.get(camel)
         .or_else(|| obj.get(snake))
         .filter(|v| !v.is_null())
 }
 
-fn text(obj: &Map<String, Value>, camel: &str, snake: &str) -> Option<String> {
+fn text(obj: &dyn Object, camel: &str, snake: &str) -> Option<String> {
     as_text(get(obj, camel, snake))
 }
 
 /// An object that looks like one observation: a known `type` and a trace id or start time.
-pub(crate) fn is_observation(obj: &Map<String, Value>) -> bool {
+pub(crate) fn is_observation(obj: &dyn Object) -> bool {
     let typed = obj
         .get("type")
         .and_then(Value::as_str)
@@ -62,44 +63,60 @@ pub(crate) fn is_observation(obj: &Map<String, Value>) -> bool {
             "parentObservationId",
         ]
         .iter()
-        .any(|k| obj.contains_key(*k))
+        .any(|k| obj.contains_key(k))
 }
 
 /// The fields of an observation that [`is_observation`] and [`read_item`] look at; every
-/// other field of a line is parsed and dropped by [`observation_line`].
-const READ_FIELDS: [&str; 15] = [
-    "type",
-    "id",
-    "traceId",
-    "trace_id",
-    "name",
-    "startTime",
-    "start_time",
-    "endTime",
-    "end_time",
-    "parentObservationId",
-    "parent_observation_id",
-    "level",
-    "input",
-    "output",
-    "metadata",
-];
+/// other field of a line is parsed and dropped by [`observation_line`]. `input` is read
+/// into its tool messages, and only for a generation; `output` only for a tool.
+static FIELDS: Fields = Fields {
+    keep: &[
+        "type",
+        "id",
+        "traceId",
+        "trace_id",
+        "name",
+        "startTime",
+        "start_time",
+        "endTime",
+        "end_time",
+        "parentObservationId",
+        "parent_observation_id",
+        "level",
+        "output",
+        "metadata",
+    ],
+    nested: None,
+    input: Some("input"),
+    by_kind: &[
+        ("input", |t| t.eq_ignore_ascii_case("GENERATION")),
+        ("output", |t| t.eq_ignore_ascii_case("TOOL")),
+    ],
+    kind: "type",
+};
 
-/// One JSONL line that is a single observation, as an object of only the fields read, or
-/// `None` for anything else (an array, `{"data": [...]}`, not an observation, not JSON):
-/// then the line is read as a whole tree, which gives any message. An observation line has
-/// some twenty fields (usage, model parameters, environment ...) and the reading needs
-/// fifteen at most: a tree of all of them cost an allocation per value and a SipHash per key.
+/// One JSONL line that is a single observation, as the fields read, or `None` for anything
+/// else (an array, `{"data": [...]}`, not an observation, not JSON): then the line is read
+/// as a whole tree, which gives any message. An observation line has some twenty fields
+/// (usage, model parameters, environment ...) and the reading needs fifteen at most: a tree
+/// of all of them cost an allocation per value and a SipHash per key, and a generation's
+/// input, the conversation so far, is most of the line.
 ///
 /// `is_observation` and `read_item` only look at these fields, so they read the object made
 /// by [`Fields`] as they read the whole tree.
-pub(crate) fn observation_line(text: &str) -> Option<Value> {
-    let fields = Fields {
-        keep: &READ_FIELDS,
-        nested: None,
-    };
-    let obj = fields.object(text)?;
-    is_observation(&obj).then_some(Value::Object(obj))
+pub(crate) fn observation_line(text: &str) -> Option<Line> {
+    let line = FIELDS.line(text)?;
+    is_observation(&line.obj).then_some(line)
+}
+
+/// Reads a line that [`observation_line`] accepted.
+pub(crate) fn read_line(
+    line: Line,
+    entries: &mut Entries,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) {
+    read_observation(&line.obj, Some(line.input), entries.next(), collector, sink);
 }
 
 /// A trace with its observations (`GET /api/public/traces/{id}`).
@@ -145,10 +162,21 @@ fn expected(found: &Value) -> String {
 
 fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
     let entry = entries.next();
-    let obj = match item.as_object() {
-        Some(obj) if is_observation(obj) => obj,
-        _ => return sink.invalid(entry, InvalidKind::UnknownFormat, expected(item)),
-    };
+    match item.as_object() {
+        Some(obj) if is_observation(obj) => read_observation(obj, None, entry, collector, sink),
+        _ => sink.invalid(entry, InvalidKind::UnknownFormat, expected(item)),
+    }
+}
+
+/// Reads an observation. `input`: the generation's input, when the line's reader read it
+/// already; `None` to read it from `obj`.
+fn read_observation(
+    obj: &dyn Object,
+    input: Option<Option<Input>>,
+    entry: u64,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) {
     let id = text(obj, "id", "id");
     let parent = text(obj, "parentObservationId", "parent_observation_id");
     let name = text(obj, "name", "name");
@@ -202,9 +230,11 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
             });
         }
         "GENERATION" => {
-            let input = match get(obj, "input", "input") {
+            let input =
+                input.unwrap_or_else(|| get(obj, "input", "input").map(messages::tool_messages));
+            let input = match input {
                 None => Err("input is not recorded on the GENERATION observation".to_string()),
-                Some(v) => messages::tool_messages(v).map_err(|e| format!("input: {e}")),
+                Some(read) => read.map_err(|e| format!("input: {e}")),
             };
             sink.context(
                 entry,
@@ -231,7 +261,7 @@ fn is_tool_message(m: &Map<String, Value>) -> bool {
         && (m.contains_key("tool_call_id") || m.get("type").and_then(Value::as_str) == Some("tool"))
 }
 
-fn call_id(obj: &Map<String, Value>) -> Option<String> {
+fn call_id(obj: &dyn Object) -> Option<String> {
     const KEYS: [&str; 4] = [
         "tool_call_id",
         "toolCallId",

@@ -21,8 +21,6 @@
 //! Tool names come from the assistant turn that made the calls (`tool_calls`, `tool_call`
 //! parts, `tool_use` blocks, `function_call` items), matched by id.
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value};
 
 use super::content::{text_of, Content, OPENINFERENCE_REDACTED};
@@ -84,6 +82,31 @@ pub(crate) trait Message {
     fn text(&self, key: &str) -> Option<&str> {
         self.field(key).and_then(Value::as_str)
     }
+    /// The field `key` (`content`, `output`) as the content of a tool message ([`captured`]).
+    /// A message read from JSON text keeps a string field as the text it is, not as a value.
+    fn captured(&self, key: &str, what: &str) -> Captured {
+        captured(self.field(key), what)
+    }
+    /// The `(id, name)` of each call in `tool_calls` (OpenAI chat: `[{"id", "function":
+    /// {"name"}}]`, or a `name` beside the id), in order.
+    fn tool_calls(&self, add: &mut dyn FnMut(Option<&str>, Option<&str>)) {
+        for call in self
+            .field("tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(call) = call.as_object() else {
+                continue;
+            };
+            let name = call
+                .get("function")
+                .and_then(Value::as_object)
+                .and_then(|f| str_field(f, &["name"]))
+                .or_else(|| str_field(call, &["name"]));
+            add(str_field(call, &["id"]), name);
+        }
+    }
 }
 
 impl Message for Map<String, Value> {
@@ -95,10 +118,60 @@ impl Message for Map<String, Value> {
 /// The tool messages of an input read so far, one message at a time and in input order.
 #[derive(Default)]
 pub(crate) struct Reading {
-    names: HashMap<String, String>,
+    names: CallNames,
     out: Vec<(usize, ToolMessage)>,
     last_assistant: Option<usize>,
     index: usize,
+}
+
+/// The tool names of the assistant calls of an input, by call id, the last of an id winning.
+/// The ids and names are kept end to end in one string, and looked up by bisection once the
+/// input is read: an input re-lists every earlier call of its run, and a map of owned strings
+/// cost two allocations and a SipHash per call.
+#[derive(Default)]
+struct CallNames {
+    text: String,
+    /// Per call, where its id ends and its name ends in `text` (each starts where the one
+    /// before ends).
+    ends: Vec<(u32, u32)>,
+}
+
+impl CallNames {
+    fn add(&mut self, id: &str, name: &str) {
+        self.text.push_str(id);
+        let id_end = self.text.len() as u32;
+        self.text.push_str(name);
+        self.ends.push((id_end, self.text.len() as u32));
+    }
+
+    /// The `(id, name)` of call `i`.
+    fn get(&self, i: usize) -> (&str, &str) {
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends[i - 1].1 as usize
+        };
+        let (id_end, end) = self.ends[i];
+        (
+            &self.text[start..id_end as usize],
+            &self.text[id_end as usize..end as usize],
+        )
+    }
+
+    /// Call indexes sorted by id, stably: the last of equal ids is the last added.
+    fn by_id(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.ends.len()).collect();
+        crate::sort::sort_by(&mut order, |&a, &b| self.get(a).0.cmp(self.get(b).0));
+        order
+    }
+
+    /// The name of the last call added with `id`, in the order of [`by_id`](Self::by_id).
+    fn find(&self, order: &[usize], id: &str) -> Option<&str> {
+        let after = order.partition_point(|&i| self.get(i).0 <= id);
+        let i = *order.get(after.checked_sub(1)?)?;
+        let (found, name) = self.get(i);
+        (found == id).then_some(name)
+    }
 }
 
 impl Reading {
@@ -129,11 +202,16 @@ impl Reading {
             last_assistant,
             ..
         } = self;
+        let unnamed = out
+            .iter()
+            .any(|(_, tm)| tm.name.is_none() && tm.call_id.is_some());
+        let order = if unnamed { names.by_id() } else { Vec::new() };
         out.into_iter()
             .map(|(index, mut tm)| {
                 tm.trailing = last_assistant.is_none_or(|a| index > a);
                 if tm.name.is_none() {
-                    tm.name = tm.call_id.as_ref().and_then(|id| names.get(id).cloned());
+                    let id = tm.call_id.as_deref();
+                    tm.name = id.and_then(|id| names.find(&order, id)).map(str::to_string);
                 }
                 tm
             })
@@ -155,29 +233,15 @@ fn is_assistant<M: Message + ?Sized>(obj: &M) -> bool {
         || matches!(obj.text("type"), Some("function_call" | "ai"))
 }
 
-fn collect_call_names<M: Message + ?Sized>(obj: &M, names: &mut HashMap<String, String>) {
+fn collect_call_names<M: Message + ?Sized>(obj: &M, names: &mut CallNames) {
     let mut add = |id: Option<&str>, name: Option<&str>| {
-        if let (Some(id), Some(name)) = (id.and_then(clean_id), name) {
-            names.insert(id, name.to_string());
+        // An id as `clean_id` makes it, without its copy.
+        if let (Some(id), Some(name)) = (id.map(str::trim).filter(|id| !id.is_empty()), name) {
+            names.add(id, name);
         }
     };
     // OpenAI chat: tool_calls[].{id, function.name}
-    for call in obj
-        .field("tool_calls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(call) = call.as_object() else {
-            continue;
-        };
-        let name = call
-            .get("function")
-            .and_then(Value::as_object)
-            .and_then(|f| str_field(f, &["name"]))
-            .or_else(|| str_field(call, &["name"]));
-        add(str_field(call, &["id"]), name);
-    }
+    obj.tool_calls(&mut add);
     // Responses: a function_call item.
     if obj.text("type") == Some("function_call") {
         add(
@@ -211,12 +275,12 @@ fn tool_results_of<M: Message + ?Sized>(obj: &M) -> Vec<ToolMessage> {
     let mut out = Vec::new();
     // Responses item.
     if obj.text("type") == Some("function_call_output") {
-        out.push(message(
-            str_field(obj, &["call_id", "id"]),
-            None,
-            obj.field("output"),
-            "output",
-        ));
+        out.push(ToolMessage {
+            call_id: str_field(obj, &["call_id", "id"]).and_then(clean_id),
+            name: None,
+            content: obj.captured("output", "output"),
+            trailing: false,
+        });
         return out;
     }
     // GenAI parts / Anthropic blocks, in any message.
@@ -264,12 +328,12 @@ fn tool_results_of<M: Message + ?Sized>(obj: &M) -> Vec<ToolMessage> {
     }
     // OpenAI chat tool / function message (LangChain: type "tool").
     if matches!(role(obj), Some("tool" | "function")) || obj.text("type") == Some("tool") {
-        out.push(message(
-            str_field(obj, &["tool_call_id", "id"]),
-            str_field(obj, &["name"]),
-            obj.field("content"),
-            "content",
-        ));
+        out.push(ToolMessage {
+            call_id: str_field(obj, &["tool_call_id", "id"]).and_then(clean_id),
+            name: str_field(obj, &["name"]).map(str::to_string),
+            content: obj.captured("content", "content"),
+            trailing: false,
+        });
     }
     out
 }

@@ -63,6 +63,7 @@ mod fields;
 mod genai;
 mod join;
 mod langfuse;
+mod message_list;
 mod messages;
 mod model;
 mod openai_agents;

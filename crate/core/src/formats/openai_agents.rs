@@ -22,7 +22,8 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::Fields;
+use super::fields::{Fields, Line, Object};
+use super::message_list::Input;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
 use super::otel::as_text;
@@ -30,48 +31,62 @@ use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
 
 /// An exported trace or span item.
-pub(crate) fn is_item(obj: &Map<String, Value>) -> bool {
+pub(crate) fn is_item(obj: &dyn Object) -> bool {
     matches!(
         obj.get("object").and_then(Value::as_str),
         Some("trace" | "trace.span")
-    ) || obj.get("span_data").is_some_and(Value::is_object)
+    ) || obj.object("span_data").is_some()
 }
 
 /// The fields of an item that [`is_item`] and [`read_item`] look at, and those of its
-/// `span_data`; every other field of a line is parsed and dropped by [`item_line`].
-const ITEM_FIELDS: [&str; 10] = [
-    "object",
-    "id",
-    "span_id",
-    "workflow_name",
-    "trace_id",
-    "parent_id",
-    "started_at",
-    "ended_at",
-    "error",
-    "span_data",
-];
-const DATA_FIELDS: [&str; 7] = [
-    "type",
-    "name",
-    "model",
-    "input",
-    "output",
-    "call_id",
-    "tool_call_id",
-];
+/// `span_data`; every other field of a line is parsed and dropped by [`item_line`]. A
+/// model call's `input` is read into its tool messages, and only for a model call; `output`
+/// only for a function (a generation's output, usage and model configuration are dropped).
+static FIELDS: Fields = Fields {
+    keep: &[
+        "object",
+        "id",
+        "span_id",
+        "workflow_name",
+        "trace_id",
+        "parent_id",
+        "started_at",
+        "ended_at",
+        "error",
+        "span_data",
+    ],
+    nested: Some(("span_data", &DATA_FIELDS)),
+    input: None,
+    by_kind: &[],
+    kind: "object",
+};
+static DATA_FIELDS: Fields = Fields {
+    keep: &["type", "name", "model", "output", "call_id", "tool_call_id"],
+    nested: None,
+    input: Some("input"),
+    by_kind: &[
+        ("input", |t| matches!(t, "generation" | "response")),
+        ("output", |t| t == "function"),
+    ],
+    kind: "type",
+};
 
-/// One JSONL line that is a single item, as an object of only the fields read (a
-/// generation's output, usage and model configuration are dropped), or `None` for anything
-/// else, which is then read as a whole tree. `is_item` and `read_item` only look at these
+/// One JSONL line that is a single item, as the fields read, or `None` for anything else,
+/// which is then read as a whole tree. `is_item` and `read_item` only look at these
 /// fields, so they read the object made by [`Fields`] as they read the whole tree.
-pub(crate) fn item_line(text: &str) -> Option<Value> {
-    let fields = Fields {
-        keep: &ITEM_FIELDS,
-        nested: Some(("span_data", &DATA_FIELDS)),
-    };
-    let obj = fields.object(text)?;
-    is_item(&obj).then_some(Value::Object(obj))
+pub(crate) fn item_line(text: &str) -> Option<Line> {
+    let line = FIELDS.line(text)?;
+    is_item(&line.obj).then_some(line)
+}
+
+/// Reads a line that [`item_line`] accepted.
+pub(crate) fn read_line(
+    line: Line,
+    entries: &mut Entries,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) {
+    read_span(&line.obj, Some(line.input), entries.next(), collector, sink);
 }
 
 pub(crate) fn read_value(
@@ -113,16 +128,27 @@ fn expected(found: &Value) -> String {
     )
 }
 
-fn text(obj: &Map<String, Value>, key: &str) -> Option<String> {
+fn text(obj: &dyn Object, key: &str) -> Option<String> {
     as_text(obj.get(key))
 }
 
 fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
     let entry = entries.next();
-    let obj = match item.as_object() {
-        Some(obj) if is_item(obj) => obj,
-        _ => return sink.invalid(entry, InvalidKind::UnknownFormat, expected(item)),
-    };
+    match item.as_object() {
+        Some(obj) if is_item(obj) => read_span(obj, None, entry, collector, sink),
+        _ => sink.invalid(entry, InvalidKind::UnknownFormat, expected(item)),
+    }
+}
+
+/// Reads an item. `input`: a model call's `span_data.input`, when the line's reader read it
+/// already; `None` to read it from `obj`.
+fn read_span(
+    obj: &dyn Object,
+    input: Option<Option<Input>>,
+    entry: u64,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) {
     let id = text(obj, "id").or_else(|| text(obj, "span_id"));
     if obj.get("object").and_then(Value::as_str) == Some("trace") {
         let workflow = text(obj, "workflow_name").unwrap_or_default();
@@ -131,10 +157,7 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
     let parent = text(obj, "parent_id");
     // Borrowed: a copy of span_data was a copy of the model input it holds.
     let no_data = Map::new();
-    let data = obj
-        .get("span_data")
-        .and_then(Value::as_object)
-        .unwrap_or(&no_data);
+    let data = obj.object("span_data").unwrap_or(&no_data);
     let kind = data
         .get("type")
         .and_then(Value::as_str)
@@ -187,8 +210,12 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
             });
         }
         "generation" | "response" => {
-            let input = match data.get("input").filter(|v| !v.is_null()) {
-                Some(v) => messages::tool_messages(v).map_err(|e| format!("span_data.input: {e}")),
+            let input = input.unwrap_or_else(|| {
+                let value = data.get("input").filter(|v| !v.is_null());
+                value.map(messages::tool_messages)
+            });
+            let input = match input {
+                Some(read) => read.map_err(|e| format!("span_data.input: {e}")),
                 None if kind == "response" => Err(
                     "a response span exports only response_id: the model input is not in the \
                      trace (export generation spans, or span_data.input from a custom \

@@ -462,21 +462,16 @@ pub(super) fn json_line_as(
     }
     // A Langfuse observation or Agents SDK item alone on its line: only the fields read
     // (see formats::fields); any other line is read as a tree.
-    let item = match format {
-        Format::Langfuse if fast => std::str::from_utf8(line)
-            .ok()
-            .and_then(langfuse::observation_line),
-        Format::OpenaiAgents if fast => std::str::from_utf8(line)
-            .ok()
-            .and_then(openai_agents::item_line),
-        _ => None,
-    };
-    if let Some(value) = item {
+    if fast && matches!(format, Format::Langfuse | Format::OpenaiAgents) {
+        let text = std::str::from_utf8(line).ok();
         let mut entries = Entries::line(line_no);
-        if let Err(error) = read_value(format, &value, &mut entries, collector, sink) {
-            sink.invalid(line_no, InvalidKind::UnknownFormat, error);
+        if format == Format::Langfuse {
+            if let Some(item) = text.and_then(langfuse::observation_line) {
+                return langfuse::read_line(item, &mut entries, collector, sink);
+            }
+        } else if let Some(item) = text.and_then(openai_agents::item_line) {
+            return openai_agents::read_line(item, &mut entries, collector, sink);
         }
-        return;
     }
     let value = match parse_value(line) {
         Ok(v) => v,
