@@ -28,21 +28,44 @@ use super::scan::passes;
 use super::scan::{gate_of, verifier_of, Before, Verifier};
 
 /// The first position in `from..until` that passes its gate, else `until`.
-#[inline(always)]
+#[cfg(test)]
 pub(super) fn next(s: &[u8], from: usize, until: usize) -> usize {
+    Search::new().next(s, from, until)
+}
+
+/// The search, set up once per scan: in wasm with SIMD, its vector constants (see
+/// `simd::Consts`); natively, nothing.
+pub(super) struct Search {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    let from = {
-        // The vector search reads the byte before each position: position 0 is looked at
-        // here.
-        if from == 0 && until > 0 && scalar(s, 0, 1) == 0 {
-            return 0;
+    consts: simd::Consts,
+}
+
+impl Search {
+    #[inline(always)]
+    pub(super) fn new() -> Search {
+        Search {
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            consts: simd::Consts::get(),
         }
-        match simd::next(s, from.max(1), until) {
-            Ok(at) => return at,
-            Err(resume) => resume,
-        }
-    };
-    scalar(s, from, until)
+    }
+
+    /// The first position in `from..until` that passes its gate, else `until`.
+    #[inline(always)]
+    pub(super) fn next(&self, s: &[u8], from: usize, until: usize) -> usize {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        let from = {
+            // The vector search reads the byte before each position: position 0 is looked
+            // at here.
+            if from == 0 && until > 0 && scalar(s, 0, 1) == 0 {
+                return 0;
+            }
+            match simd::next(s, from.max(1), until, &self.consts) {
+                Ok(at) => return at,
+                Err(resume) => resume,
+            }
+        };
+        scalar(s, from, until)
+    }
 }
 
 /// Bit `v` of a table entry: verifier `v` (its discriminant).
@@ -328,7 +351,7 @@ mod tables {
 /// The vector search (wasm with SIMD).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
-    use super::tables::{self, Nibbles};
+    use super::tables;
     use core::arch::wasm32::*;
 
     const fn vector(t: [u8; 16]) -> v128 {
@@ -338,21 +361,60 @@ mod simd {
         )
     }
 
+    /// The vectors the search compares with, built once per scan (see [`Consts::get`]).
+    #[derive(Clone, Copy)]
+    pub(super) struct Consts {
+        prev: [v128; 2],
+        start: [v128; 2],
+        next: [v128; 2],
+        low: v128,
+        zero: v128,
+        /// `(class, groups)` of the three `before` kinds, as in [`block`].
+        open: [(v128, v128); 3],
+        any_before: v128,
+        always: [v128; 3],
+    }
+
+    impl Consts {
+        /// The constants, made opaque to the compiler. Left as constants, each use in the
+        /// loop is a `v128.const` that V8 materialises anew on every iteration (two or
+        /// three instructions each, for seventeen of them); values it cannot see into are
+        /// kept in registers (or one load from the stack) for the whole search.
+        #[inline(always)]
+        pub(super) fn get() -> Consts {
+            let [a, b, c] = tables::ALWAYS;
+            core::hint::black_box(Consts {
+                prev: [vector(tables::PREV[0]), vector(tables::PREV[1])],
+                start: [vector(tables::START[0]), vector(tables::START[1])],
+                next: [vector(tables::NEXT[0]), vector(tables::NEXT[1])],
+                low: u8x16_splat(0x0f),
+                zero: u8x16_splat(0),
+                open: [
+                    (u8x16_splat(tables::TOKEN), u8x16_splat(tables::NOT_TOKEN)),
+                    (u8x16_splat(tables::ALNUM), u8x16_splat(tables::NOT_ALNUM)),
+                    (
+                        u8x16_splat(tables::NUMBER_PART),
+                        u8x16_splat(tables::NOT_NUMBER_PART),
+                    ),
+                ],
+                any_before: u8x16_splat(tables::ANY_BEFORE),
+                always: [u8x16_splat(a), u8x16_splat(b), u8x16_splat(c)],
+            })
+        }
+    }
+
     /// The group bits of the sixteen bytes of `v` in the rectangles of `t`.
     #[inline(always)]
-    fn classify(v: v128, t: &Nibbles) -> v128 {
-        let lo = v128_and(v, u8x16_splat(0x0f));
+    fn classify(v: v128, t: &[v128; 2], low: v128) -> v128 {
+        let lo = v128_and(v, low);
         let hi = u8x16_shr(v, 4);
-        v128_and(
-            i8x16_swizzle(vector(t[0]), lo),
-            i8x16_swizzle(vector(t[1]), hi),
-        )
+        v128_and(i8x16_swizzle(t[0], lo), i8x16_swizzle(t[1], hi))
     }
 
     /// Which of the sixteen positions at `w[1..17]` may pass (bit `k`: position `k`), `w`
     /// holding the byte before them and the one after.
     #[inline(always)]
-    fn block(w: &[u8; 18]) -> u32 {
+    fn block(w: &[u8; 18], c: &Consts) -> u32 {
         // SAFETY: each load reads 16 of `w`'s 18 bytes (offsets 0, 1, 2); v128_load has no
         // alignment requirement.
         let (prev, cur, next) = unsafe {
@@ -363,46 +425,38 @@ mod simd {
                 v128_load(p.add(2) as *const v128),
             )
         };
-        let before = classify(prev, &tables::PREV);
-        let zero = u8x16_splat(0);
-        let open = |class: u8, groups: u8| {
-            v128_and(
-                u8x16_eq(v128_and(before, u8x16_splat(class)), zero),
-                u8x16_splat(groups),
-            )
+        let before = classify(prev, &c.prev, c.low);
+        let open = |(class, groups): (v128, v128)| {
+            v128_and(u8x16_eq(v128_and(before, class), c.zero), groups)
         };
         let allowed = v128_or(
-            v128_or(
-                open(tables::TOKEN, tables::NOT_TOKEN),
-                open(tables::ALNUM, tables::NOT_ALNUM),
-            ),
-            v128_or(
-                open(tables::NUMBER_PART, tables::NOT_NUMBER_PART),
-                u8x16_splat(tables::ANY_BEFORE),
-            ),
+            v128_or(open(c.open[0]), open(c.open[1])),
+            v128_or(open(c.open[2]), c.any_before),
         );
         let hit = v128_and(
-            v128_and(classify(cur, &tables::START), classify(next, &tables::NEXT)),
+            v128_and(
+                classify(cur, &c.start, c.low),
+                classify(next, &c.next, c.low),
+            ),
             allowed,
         );
-        let [a, b, c] = tables::ALWAYS;
         let always = v128_or(
-            u8x16_eq(cur, u8x16_splat(a)),
-            v128_or(u8x16_eq(cur, u8x16_splat(b)), u8x16_eq(cur, u8x16_splat(c))),
+            u8x16_eq(cur, c.always[0]),
+            v128_or(u8x16_eq(cur, c.always[1]), u8x16_eq(cur, c.always[2])),
         );
-        u32::from(u8x16_bitmask(v128_or(u8x16_ne(hit, zero), always)))
+        u32::from(u8x16_bitmask(v128_or(u8x16_ne(hit, c.zero), always)))
     }
 
     /// `Ok` of the first position in `from..until` (`from >= 1`) that may pass, or `Err` of
     /// where the table search must go on (fewer than seventeen bytes left).
     #[inline(always)]
-    pub(super) fn next(s: &[u8], from: usize, until: usize) -> Result<usize, usize> {
+    pub(super) fn next(s: &[u8], from: usize, until: usize, c: &Consts) -> Result<usize, usize> {
         let mut i = from;
         while i < until {
             let Some(w) = s.get(i - 1..i + 17) else {
                 return Err(i);
             };
-            let mut mask = block(w.try_into().expect("18 bytes"));
+            let mut mask = block(w.try_into().expect("18 bytes"), c);
             if until - i < 16 {
                 mask &= (1 << (until - i)) - 1;
             }

@@ -247,9 +247,10 @@ fn scan_range(
     memo: &mut Memo,
     data: bool,
 ) -> usize {
+    let gate = gate::Search::new();
     let mut i = from;
     while i < until {
-        i = next_stop(s, i, until);
+        i = next_stop(&gate, s, i, until);
         if i >= until {
             break;
         }
@@ -265,14 +266,14 @@ fn scan_range(
 /// The next position from `i` (before `until`) whose gate passes, else `until`. The tests
 /// can make it every anchor byte, as the scan was before the gates, to compare the two.
 #[inline(always)]
-fn next_stop(s: &[u8], i: usize, until: usize) -> usize {
+fn next_stop(gate: &gate::Search, s: &[u8], i: usize, until: usize) -> usize {
     #[cfg(test)]
     if tests::EVERY_ANCHOR.with(std::cell::Cell::get) {
         return (i..until)
             .find(|&k| verifier_of(s[k]) != Verifier::Skip)
             .unwrap_or(until);
     }
-    gate::next(s, i, until)
+    gate.next(s, i, until)
 }
 
 /// Runs the verifier the byte at `i` starts ([`verifier_of`]): the findings it makes, and

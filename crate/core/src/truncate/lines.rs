@@ -91,9 +91,40 @@ pub(crate) fn split(text: &str) -> Split {
         });
         start = pos + 1;
     };
-    let mut any = 0u64;
-    let mut words = bytes.chunks_exact(8);
     let mut base = 0;
+    // In wasm with SIMD, sixteen bytes a step up to the last sixteen: two compares and one
+    // `bitmask` find the `\n` and `\r` bytes, where the word-at-a-time loop below takes
+    // about twice the instructions for half the bytes (it was a quarter of truncating a
+    // 4 MiB build log).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let mut any = {
+        use core::arch::wasm32::*;
+        let mut high = u8x16_splat(0);
+        while let Some(chunk) = bytes.get(base..base + 16) {
+            // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment requirement.
+            let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+            high = v128_or(high, v);
+            let eol = v128_or(
+                u8x16_eq(v, u8x16_splat(b'\n')),
+                u8x16_eq(v, u8x16_splat(b'\r')),
+            );
+            let mut marks = u32::from(u8x16_bitmask(eol));
+            while marks != 0 {
+                at(
+                    base + marks.trailing_zeros() as usize,
+                    &mut lines,
+                    &mut cr_lines,
+                );
+                marks &= marks - 1;
+            }
+            base += 16;
+        }
+        // A byte at or above 0x80 anywhere leaves a high bit in `any`.
+        u64::from(u8x16_bitmask(high) != 0) << 7
+    };
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let mut any = 0u64;
+    let mut words = bytes[base..].chunks_exact(8);
     for w in words.by_ref() {
         let w = u64::from_le_bytes(w.try_into().unwrap());
         any |= w;
@@ -199,8 +230,11 @@ mod tests {
         assert_eq!(split_lines("\r\n")[0].content_end, 0);
     }
 
+    /// In wasm, the vector path for all but the last bytes (up to 300 bytes: many chunks,
+    /// every tail length); natively, the word-at-a-time loop.
     #[test]
-    fn word_at_a_time_split_matches_a_byte_loop() {
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn split_matches_a_byte_loop() {
         let alphabet = ["a", "\n", "\r", "\r\n", "\x0b", "é", "\u{10a}", "xxxxxxx"];
         let mut x = 12345u64;
         for len in 0..300 {

@@ -265,6 +265,28 @@ fn matches_candidate(hay: &[u8], i: usize, start: bool) -> bool {
 mod simd {
     use core::arch::wasm32::*;
 
+    /// `FIRSTS[k][n]`: 0x80 when the letter whose low five bits are `16 * k + n` starts
+    /// some keyword (see `keywords`); a swizzle index of 16 or more reads 0.
+    const FIRSTS: [v128; 2] = {
+        let mut t = [[0u8; 16]; 2];
+        let mut b = b'a';
+        while b <= b'z' {
+            if !super::keywords(b).is_empty() {
+                let i = (b & 0x1f) as usize;
+                t[i / 16][i % 16] = 0x80;
+            }
+            b += 1;
+        }
+        [vector(t[0]), vector(t[1])]
+    };
+
+    const fn vector(t: [u8; 16]) -> v128 {
+        u8x16(
+            t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13],
+            t[14], t[15],
+        )
+    }
+
     /// `Ok(position)` of the first match, or `Err((resume, after_word))` where the
     /// word-at-a-time scan must continue: the first unscanned byte, and whether the byte
     /// before it is a word character.
@@ -285,9 +307,17 @@ mod simd {
             let word = u32::from(u8x16_bitmask(v128_or(letter, v128_or(digit, under))));
             let letter = u32::from(u8x16_bitmask(letter));
             let caps = u32::from(u8x16_bitmask(u8x16_eq(v, u8x16_splat(b'E'))));
+            // Only a letter that begins some keyword (either case) can start a match: the
+            // other word starts (`with`, `in`, `v1.2`, `build` ...) are no candidates.
+            let idx = v128_and(lower, u8x16_splat(0x1f));
+            let first = v128_or(
+                i8x16_swizzle(FIRSTS[0], idx),
+                i8x16_swizzle(FIRSTS[1], u8x16_sub(idx, u8x16_splat(16))),
+            );
+            let first = u32::from(u8x16_bitmask(first));
             let before = (word << 1) | u32::from(after_word);
             after_word = word & 0x8000 != 0;
-            let starts = letter & !before;
+            let starts = letter & !before & first;
             let mut cand = starts | (caps & before);
             while cand != 0 {
                 let k = cand.trailing_zeros();
@@ -597,6 +627,10 @@ mod tests {
             b"/",
             b"(",
             b"\r",
+            b"with",
+            b"Building",
+            b"v1",
+            b"Zero",
         ];
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = |n: usize| {
