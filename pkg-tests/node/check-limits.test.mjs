@@ -47,3 +47,39 @@ test('an input whose every line was skipped is not a pass', () => {
   assert.equal(report.exitCode, 1);
   assert.match(report.toJSON().nothing_checked, /^nothing checked/);
 });
+
+// `limits` lowers the module's memory budgets (an edge isolate with a small cap): past them
+// every span is still counted and classified, and `not_kept` says what was not listed.
+test('limits: past rowBytes and factBytes the counts stay exact and not_kept names the first line', () => {
+  let text = '';
+  for (let i = 1; i <= 3000; i++) {
+    text += JSON.stringify({ span_id: `s${i}`, name: 'read', observed_bytes: 100, injected_bytes: i % 3 ? 100 : 10, injected_tokens: 3 }) + '\n';
+  }
+  const whole = toolslice.checkSpans(text).toJSON();
+  const r = toolslice.checkSpans(text, { limits: { rowBytes: 32 << 10, factBytes: 16 << 10 } });
+  const small = r.toJSON();
+  const table = r.table();
+  r.free();
+  assert.deepEqual(small.counts, whole.counts);
+  assert.equal(small.exit_code, whole.exit_code);
+  assert.equal(whole.not_kept.rows, 0);
+  assert.ok(small.rows.length > 0 && small.rows.length < 3000, `${small.rows.length} rows listed`);
+  assert.equal(small.rows.length + small.not_kept.rows, 3000);
+  assert.equal(small.not_kept.rows_from_line, small.rows.length + 1);
+  assert.ok(small.not_kept.spans > 0 && small.not_kept.facts_from_line > 1);
+  assert.match(table, new RegExp(`# not kept \\(memory limit\\): ${small.not_kept.rows} rows from line ${small.not_kept.rows_from_line} on`));
+  // The same rows as the unlimited check, up to the line where the budget stopped listing.
+  const byLine = (rows) => [...rows].sort((a, b) => a.line - b.line);
+  assert.deepEqual(byLine(small.rows), byLine(whole.rows).filter((row) => row.line < small.not_kept.rows_from_line));
+});
+
+test('limits: lineBytes makes a longer line too_large; an unknown key is an error naming it', () => {
+  const long = JSON.stringify({ name: 'read', observed_bytes: 1, injected_bytes: 1, injected_tokens: 1, injected_preview: 'x'.repeat(5000) });
+  const report = toolslice.checkSpans(`${ok}${long}\n${ok}`, { limits: { lineBytes: 1024 } }).toJSON();
+  assert.equal(report.counts.total, 2);
+  assert.equal(report.invalid.length, 1);
+  assert.equal(report.invalid[0].line, 2);
+  assert.equal(report.invalid[0].kind, 'too_large');
+  assert.throws(() => toolslice.checkSpans(ok, { limits: { rowBytez: 1 } }), /limits: unknown field `rowBytez`, expected one of `factBytes`, `rowBytes`, `lineBytes`, `documentBytes`/);
+  assert.throws(() => toolslice.checkSpans(ok, { limits: { rowBytes: -1 } }), /rowBytes/);
+});

@@ -233,3 +233,41 @@ test('a trace-format row says how it was paired, why, and that its tokens are an
   }
   assert.deepEqual(ctx.errors, []);
 });
+
+test('a report past the memory limit says which rows it did not list', async (t) => {
+  // The page's notes for a real report of the package's check with lowered budgets (a file
+  // big enough to reach the page's own 256 MiB would make a slow test): the counts cover
+  // every span, so a table shorter than them must say so.
+  const ctx = await openPage(t);
+  const got = await ctx.page.evaluate(async () => {
+    const { loadToolslice } = await import('/js/wasm.js');
+    const { inputNotes } = await import('/js/report-view.js');
+    const toolslice = await loadToolslice();
+    let text = '';
+    for (let i = 1; i <= 3000; i++) {
+      text += JSON.stringify({ span_id: `s${i}`, name: 'read', observed_bytes: 100, injected_bytes: i % 3 ? 100 : 10, injected_tokens: 3 }) + '\n';
+    }
+    const meta = { endsWithNewline: true, bytes: text.length, large: false };
+    const notes = (limits, flaggedOnly) => {
+      const r = toolslice.checkSpans(text, { limits, flaggedOnly });
+      const data = r.toJSON();
+      r.free();
+      return { notKept: data.not_kept, notes: inputNotes(data, meta) };
+    };
+    return { limited: notes({ rowBytes: 32 << 10, factBytes: 16 << 10 }, false), flagged: notes({ rowBytes: 8 << 10 }, true), whole: notes(undefined, false) };
+  });
+  const { limited, flagged, whole } = got;
+  assert.deepEqual(whole.notes, [], 'a report that kept everything has no note');
+  const rows = limited.notes.find((n) => /Not every row is listed/.test(n.text));
+  assert.ok(rows, JSON.stringify(limited.notes));
+  assert.equal(rows.kind, 'warn');
+  assert.match(rows.text, new RegExp(`the ${limited.notKept.rows.toLocaleString('en-US')} rows from line ${limited.notKept.rows_from_line.toLocaleString('en-US')} on are counted in every figure but not listed`));
+  assert.match(rows.text, /Tick “List flagged rows only”/);
+  const facts = limited.notes.find((n) => /parent rollup, tool medians and builder rates/.test(n.text));
+  assert.ok(facts, JSON.stringify(limited.notes));
+  assert.match(facts.text, new RegExp(`before line ${limited.notKept.facts_from_line.toLocaleString('en-US')}: the ${limited.notKept.spans.toLocaleString('en-US')} spans`));
+  // Already flagged-only: the note does not suggest it again.
+  const flaggedRows = flagged.notes.find((n) => /Not every row is listed/.test(n.text));
+  assert.ok(flaggedRows && !/Tick/.test(flaggedRows.text), JSON.stringify(flagged.notes));
+  assert.deepEqual(ctx.errors, []);
+});

@@ -86,6 +86,16 @@ export function inputNotes(data, meta) {
   if (!meta.endsWithNewline && last && last.line === c.lines) {
     notes.push({ kind: 'warn', text: `The last line (${num(last.line)}) stops in the middle of a record: the export or upload may have been cut off.` });
   }
+  // Past the module's memory budgets the check still counts and classifies every span; these
+  // notes say so, or a table shorter than the counts would be a silent clip of our own.
+  const nk = data.not_kept;
+  const at = data.read_as?.layout === 'document' ? 'entry' : 'line';
+  if (nk?.rows_from_line != null) {
+    notes.push({ kind: 'warn', text: `Not every row is listed: the table stops at the memory limit, and the ${plural(nk.rows, 'row')} from ${at} ${num(nk.rows_from_line)} on ${nk.rows === 1 ? 'is' : 'are'} counted in every figure but not listed.${data.flagged_only ? '' : ' Tick “List flagged rows only” and check the file again to list the rows that matter within it.'}` });
+  }
+  if (nk?.facts_from_line != null) {
+    notes.push({ kind: 'warn', text: `The parent rollup, tool medians and builder rates cover the ${at}s before ${at} ${num(nk.facts_from_line)}: the ${plural(nk.spans, 'span')} from there on did not fit in memory for them (${nk.spans === 1 ? 'it is' : 'they are'} still counted and classified).` });
+  }
   if (data.flagged_only) {
     notes.push({ kind: 'info', text: `${meta.large ? `This file is large (${bytes(meta.bytes)}), so it` : 'This file'} was checked in flagged-only mode: the table lists flagged rows only. The ${plural(c.ok, 'ok row')} are counted in every figure but not listed.` });
   }

@@ -6,7 +6,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{error_with_code, into_error, options_of, to_js};
-use toolslice::check::{compare_span_runs, render, CheckOptions, Checker as CoreChecker, Report};
+use toolslice::check::{
+    compare_span_runs, render, CheckOptions, Checker as CoreChecker, Limits, Report,
+};
 use toolslice::formats::FormatOption;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -40,6 +42,23 @@ export interface CheckOptions {
    * exits 1 and `nothing_checked` says what the input held instead.
    */
   allowEmpty?: boolean;
+  /**
+   * How much memory the check may keep, in bytes; each field defaults to the value shown.
+   * Past `rowBytes` or `factBytes` the check still counts and classifies every span, and
+   * `not_kept` says what was not listed or summarised; a line longer than `lineBytes` or a
+   * JSON document larger than `documentBytes` is reported as `too_large`. Lower them in an
+   * isolate with a small memory cap (an edge worker), raise them for a larger run.
+   */
+  limits?: {
+    /** Per-span facts for the parent rollup, tool medians and builder rates (384 MiB). */
+    factBytes?: number;
+    /** Listed rows (256 MiB). */
+    rowBytes?: number;
+    /** The longest line a reader holds (128 MiB). */
+    lineBytes?: number;
+    /** The largest single JSON document a reader buffers (256 MiB). */
+    documentBytes?: number;
+  };
 }
 
 /** How a tool result was matched with what a later model call received. */
@@ -235,6 +254,32 @@ struct Options {
     format: Option<String>,
     lenient_clip_reason: bool,
     allow_empty: bool,
+    limits: LimitOptions,
+}
+
+/// `limits` as JS spells it; an absent field keeps the core's default.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct LimitOptions {
+    fact_bytes: Option<u64>,
+    row_bytes: Option<u64>,
+    line_bytes: Option<u64>,
+    document_bytes: Option<u64>,
+}
+
+impl LimitOptions {
+    fn apply(&self, mut limits: Limits) -> Limits {
+        let set = |field: &mut u64, v: Option<u64>| {
+            if let Some(v) = v {
+                *field = v;
+            }
+        };
+        set(&mut limits.fact_bytes, self.fact_bytes);
+        set(&mut limits.row_bytes, self.row_bytes);
+        set(&mut limits.line_bytes, self.line_bytes);
+        set(&mut limits.document_bytes, self.document_bytes);
+        limits
+    }
 }
 
 fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
@@ -244,6 +289,7 @@ fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
         format: format_option(opts.format.as_deref())?,
         lenient_clip_reason: opts.lenient_clip_reason,
         allow_empty: opts.allow_empty,
+        limits: opts.limits.apply(Limits::default()),
         ..CheckOptions::default()
     })
 }
