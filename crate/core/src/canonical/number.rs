@@ -63,17 +63,9 @@ impl Shortest {
             n: 0,
         };
         let mut tmp = [0u8; 20];
-        let mut i = tmp.len();
-        loop {
-            i -= 1;
-            tmp[i] = b'0' + (value % 10) as u8;
-            value /= 10;
-            if value == 0 {
-                break;
-            }
-        }
-        out.len = tmp.len() - i;
-        out.buf[..out.len].copy_from_slice(&tmp[i..]);
+        let digits = crate::bytes::itoa_u64(value, &mut tmp).as_bytes();
+        out.len = digits.len();
+        out.buf[..out.len].copy_from_slice(digits);
         out.n = q + out.len as i32;
         out
     }
