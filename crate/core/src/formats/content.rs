@@ -95,8 +95,8 @@ impl Content {
     }
 
     fn measure(text: &str, value_sha256: Option<String>, syntax: Option<Syntax>) -> Content {
-        let preview = match text.char_indices().nth(PREVIEW_CHARS) {
-            Some((cut, _)) => text[..cut].to_string(),
+        let preview = match preview_end(text) {
+            Some(cut) => text[..cut].to_string(),
             None => text.to_string(),
         };
         let (cut_markers, first_cut_marker) = find_markers(text, &CUT_WORDS);
@@ -135,6 +135,19 @@ impl Content {
              length limit; the exporter may have cut it without saying so"
         ))
     }
+}
+
+/// Where the text's first [`PREVIEW_CHARS`] characters end, when it has more. An ASCII start
+/// is answered without walking it character by character (a walk per tool result and per
+/// tool message).
+fn preview_end(text: &str) -> Option<usize> {
+    if text.len() <= PREVIEW_CHARS {
+        return None;
+    }
+    if text.as_bytes()[..PREVIEW_CHARS].is_ascii() {
+        return Some(PREVIEW_CHARS);
+    }
+    text.char_indices().nth(PREVIEW_CHARS).map(|(cut, _)| cut)
 }
 
 /// The text of a JSON value as a client would send it: strings as they are, everything else
@@ -302,6 +315,24 @@ mod tests {
             }
         }
         (count, first)
+    }
+
+    #[test]
+    fn preview_ends_after_128_characters() {
+        for text in [
+            String::new(),
+            "a".repeat(128),
+            "a".repeat(129),
+            "a".repeat(300),
+            format!("{}\u{e9}", "a".repeat(127)),
+            format!("{}\u{e9}", "a".repeat(128)),
+            format!("{}\u{e9}x", "a".repeat(127)),
+            "\u{e9}".repeat(200),
+            format!("\u{2615}{}", "a".repeat(200)),
+        ] {
+            let walked = text.char_indices().nth(PREVIEW_CHARS).map(|(cut, _)| cut);
+            assert_eq!(preview_end(&text), walked, "{text:?}");
+        }
     }
 
     #[test]
