@@ -102,14 +102,15 @@ pub(crate) trait Sink {
     fn span(&mut self, line: u64, record: &mut SpanView<'_>);
     /// A tool call of a trace format, joined and measured.
     fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance);
-    /// A span that is not a tool call (kept for the parent rollup).
+    /// A span that is not a tool call (kept for the parent rollup). Lent, not given: the
+    /// sink copies what it keeps (most of it is only counted).
     fn context(
         &mut self,
         line: u64,
-        span_id: Option<String>,
-        parent_id: Option<String>,
-        name: Option<String>,
-        reason: String,
+        span_id: Option<&str>,
+        parent_id: Option<&str>,
+        name: Option<&str>,
+        reason: &str,
     );
     fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String);
     fn invalid(&mut self, line: u64, kind: InvalidKind, error: String);

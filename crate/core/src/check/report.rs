@@ -508,22 +508,20 @@ impl ReportBuilder {
     pub fn context_span(
         &mut self,
         line: u64,
-        span_id: Option<String>,
-        parent_id: Option<String>,
-        name: Option<String>,
-        reason: String,
+        span_id: Option<&str>,
+        parent_id: Option<&str>,
+        name: Option<&str>,
+        reason: &str,
     ) {
-        let cost = SPAN_FACT_BYTES
-            + (span_id.as_deref().map_or(0, str::len) + name.as_deref().map_or(0, str::len)) as u64;
-        if let Some(id) = span_id.as_deref().filter(|_| self.keep_facts(line, cost)) {
-            let parent = (parent_id.as_deref())
-                .filter(|p| !p.is_empty())
-                .map(|p| self.parent(p));
+        let cost =
+            SPAN_FACT_BYTES + (span_id.map_or(0, str::len) + name.map_or(0, str::len)) as u64;
+        if let Some(id) = span_id.filter(|_| self.keep_facts(line, cost)) {
+            let parent = parent_id.filter(|p| !p.is_empty()).map(|p| self.parent(p));
             let other = self.other_names.len() as u32;
             self.other_names.push(name.unwrap_or_default().into());
             self.node(id, parent, None, line, other);
         }
-        self.skipped(line, span_id, reason);
+        self.skipped_lent(line, span_id, reason);
     }
 
     pub fn blank(&mut self) {
@@ -540,18 +538,24 @@ impl ReportBuilder {
     }
 
     pub fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
+        self.skipped_lent(line, span_id.as_deref(), &reason);
+    }
+
+    /// [`Self::skipped`] with the id and reason lent: copied only when listed or first seen
+    /// (a large input skips most spans past both lists' ends).
+    pub fn skipped_lent(&mut self, line: u64, span_id: Option<&str>, reason: &str) {
         self.counts.skipped += 1;
         self.counts.lines += 1;
-        match self.seen.iter().position(|(r, _)| *r == reason) {
+        match self.seen.iter().position(|(r, _)| r == reason) {
             Some(i) => self.seen[i].1 += 1,
-            None if self.seen.len() < MAX_SEEN => self.seen.push((reason.clone(), 1)),
+            None if self.seen.len() < MAX_SEEN => self.seen.push((reason.to_string(), 1)),
             None => self.seen_other += 1,
         }
         if self.skipped.len() < MAX_LISTED {
             self.skipped.push(Skipped {
                 line,
-                span_id,
-                reason,
+                span_id: span_id.map(str::to_string),
+                reason: reason.to_string(),
             });
         }
     }
@@ -1200,10 +1204,10 @@ impl Sink for ReportBuilder {
     fn context(
         &mut self,
         line: u64,
-        span_id: Option<String>,
-        parent_id: Option<String>,
-        name: Option<String>,
-        reason: String,
+        span_id: Option<&str>,
+        parent_id: Option<&str>,
+        name: Option<&str>,
+        reason: &str,
     ) {
         self.context_span(line, span_id, parent_id, name, reason);
     }

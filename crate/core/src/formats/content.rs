@@ -95,8 +95,8 @@ impl Content {
     }
 
     fn measure(text: &str, value_sha256: Option<String>, syntax: Option<Syntax>) -> Content {
-        let preview = match text.char_indices().nth(PREVIEW_CHARS) {
-            Some((cut, _)) => text[..cut].to_string(),
+        let preview = match preview_end(text) {
+            Some(cut) => text[..cut].to_string(),
             None => text.to_string(),
         };
         let (cut_markers, first_cut_marker) = find_markers(text, &CUT_WORDS);
@@ -135,6 +135,19 @@ impl Content {
              length limit; the exporter may have cut it without saying so"
         ))
     }
+}
+
+/// Where the text's first [`PREVIEW_CHARS`] characters end, when it has more. An ASCII start
+/// is answered without walking it character by character (a walk per tool result and per
+/// tool message).
+fn preview_end(text: &str) -> Option<usize> {
+    if text.len() <= PREVIEW_CHARS {
+        return None;
+    }
+    if text.as_bytes()[..PREVIEW_CHARS].is_ascii() {
+        return Some(PREVIEW_CHARS);
+    }
+    text.char_indices().nth(PREVIEW_CHARS).map(|(cut, _)| cut)
 }
 
 /// The text of a JSON value as a client would send it: strings as they are, everything else
@@ -177,18 +190,34 @@ const MARKER_REACH: usize = 120;
 /// `<` before the word with no closing bracket in between, and the matching closing bracket
 /// after it, each within [`MARKER_REACH`] bytes. Returns the count and the first marker.
 ///
-/// Most texts hold no marker, and this runs on both sides of every tool call: a text with no
-/// opening bracket at all is answered by one vector search, and elsewhere a word is only
-/// compared where a byte is one of the words' first letters.
+/// Most texts hold no marker, and this runs on both sides of every tool call (and on every
+/// tool message a model call's input re-lists): stretches where no opening bracket is in
+/// reach are crossed with one vector search to the next opening bracket (a text with none
+/// at all is answered by that search alone), and elsewhere a word is only compared where a
+/// byte is one of the words' first letters.
+///
+/// The jumps find what a byte-by-byte scan finds: from a position where no bracket can frame
+/// a keyword ([`no_open_bracket`]), no keyword before the next opening bracket is a marker,
+/// and a keyword (letters only) never runs into that bracket, so the byte-by-byte scan, which
+/// steps one byte or one keyword at a time there, arrives at that very bracket.
 fn find_markers(text: &str, words: &[&str]) -> (u32, Option<String>) {
     let bytes = text.as_bytes();
-    if memchr::memchr3(b'[', b'(', b'<', bytes).is_none() {
-        return (0, None);
-    }
     let mut count = 0;
     let mut first = None;
     let mut i = 0;
+    // Where to ask next whether a jump is possible: asked at most once per 64 bytes while a
+    // bracket is open, so the backward look never costs more than the scan it saves.
+    let mut ask_at = 0;
     while i < bytes.len() {
+        if i >= ask_at {
+            if no_open_bracket(bytes, i) {
+                match memchr::memchr3(b'[', b'(', b'<', &bytes[i..]) {
+                    Some(k) => i += k,
+                    None => break,
+                }
+            }
+            ask_at = i + 64;
+        }
         // The words start with lowercase ASCII letters, and only that letter and its
         // uppercase form give it when 0x20 is set.
         let lower = bytes[i] | 0x20;
@@ -213,6 +242,20 @@ fn find_markers(text: &str, words: &[&str]) -> (u32, Option<String>) {
         }
     }
     (count, first)
+}
+
+/// Whether no opening bracket before `at` can frame a keyword at or after `at`, as
+/// [`marker_around`] looks for one: none in the [`MARKER_REACH`] bytes before `at`, or a
+/// closing bracket or line end after the last of them (which stops the backward look at
+/// every later position too, before it reaches that bracket or any before it).
+fn no_open_bracket(bytes: &[u8], at: usize) -> bool {
+    let lo = at.saturating_sub(MARKER_REACH);
+    match memchr::memrchr3(b'[', b'(', b'<', &bytes[lo..at]) {
+        None => true,
+        Some(j) => bytes[lo + j + 1..at]
+            .iter()
+            .any(|b| matches!(b, b']' | b')' | b'>' | b'\n')),
+    }
 }
 
 fn starts_with_ignore_case(haystack: &[u8], word: &str) -> bool {
@@ -247,6 +290,79 @@ fn marker_around(bytes: &[u8], at: usize, len: usize) -> Option<(usize, usize)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte-by-byte scan [`find_markers`] was before it jumped between brackets.
+    fn find_markers_bytewise(text: &str, words: &[&str]) -> (u32, Option<String>) {
+        let bytes = text.as_bytes();
+        let (mut count, mut first, mut i) = (0, None, 0);
+        while i < bytes.len() {
+            let lower = bytes[i] | 0x20;
+            let hit = words
+                .iter()
+                .filter(|w| w.as_bytes()[0] == lower)
+                .find(|w| starts_with_ignore_case(&bytes[i..], w));
+            let Some(word) = hit else {
+                i += 1;
+                continue;
+            };
+            match marker_around(bytes, i, word.len()) {
+                Some((start, end)) => {
+                    count += 1;
+                    first.get_or_insert_with(|| text[start..end].to_string());
+                    i = end;
+                }
+                None => i += word.len(),
+            }
+        }
+        (count, first)
+    }
+
+    #[test]
+    fn preview_ends_after_128_characters() {
+        for text in [
+            String::new(),
+            "a".repeat(128),
+            "a".repeat(129),
+            "a".repeat(300),
+            format!("{}\u{e9}", "a".repeat(127)),
+            format!("{}\u{e9}", "a".repeat(128)),
+            format!("{}\u{e9}x", "a".repeat(127)),
+            "\u{e9}".repeat(200),
+            format!("\u{2615}{}", "a".repeat(200)),
+        ] {
+            let walked = text.char_indices().nth(PREVIEW_CHARS).map(|(cut, _)| cut);
+            assert_eq!(preview_end(&text), walked, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn marker_jumps_find_what_the_bytewise_scan_finds() {
+        let pieces = [
+            "[", "(", "<", "]", ")", ">", "\n", "truncat", "TRUNCATED", "omitted", "elided",
+            "redact", "Redacted", "t", "x", " ", "\u{e9}", "... 12 lines ", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 40) as usize;
+            let text: String = (0..len)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            for words in [&CUT_WORDS[..], &REDACT_WORDS[..]] {
+                assert_eq!(
+                    find_markers(&text, words),
+                    find_markers_bytewise(&text, words),
+                    "{text:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn measures_utf8_bytes_and_chars() {

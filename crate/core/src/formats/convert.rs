@@ -48,12 +48,12 @@ impl Sink for ConvertSink {
     fn context(
         &mut self,
         line: u64,
-        span_id: Option<String>,
-        _parent_id: Option<String>,
-        _name: Option<String>,
-        reason: String,
+        span_id: Option<&str>,
+        _parent_id: Option<&str>,
+        _name: Option<&str>,
+        reason: &str,
     ) {
-        self.skipped(line, span_id, reason);
+        self.skipped(line, span_id.map(str::to_string), reason.to_string());
     }
     fn skipped(&mut self, line: u64, span_id: Option<String>, reason: String) {
         self.skipped.push(Skipped {

@@ -238,19 +238,19 @@ fn read_observation(
             };
             sink.context(
                 entry,
-                id,
-                parent,
-                name,
-                "model call (GENERATION): read for the join".into(),
+                id.as_deref(),
+                parent.as_deref(),
+                name.as_deref(),
+                "model call (GENERATION): read for the join",
             );
             collector.models.push(ModelCall { at, input });
         }
         other => sink.context(
             entry,
-            id,
-            parent,
-            name,
-            format!("Langfuse {other} observation, not a tool call or generation"),
+            id.as_deref(),
+            parent.as_deref(),
+            name.as_deref(),
+            &format!("Langfuse {other} observation, not a tool call or generation"),
         ),
     }
 }

@@ -241,6 +241,12 @@ impl Collector {
         }
     }
 
+    /// Counts a span that gets no [`SpanRef`] (a context span), so read order numbers stay
+    /// those every span is given.
+    pub fn skip_seq(&mut self) {
+        self.seq += 1;
+    }
+
     pub fn saw(&mut self, convention: &'static str) {
         if !self.conventions.contains(&convention) {
             self.conventions.push(convention);

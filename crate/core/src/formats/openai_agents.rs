@@ -229,19 +229,19 @@ fn read_span(
             };
             sink.context(
                 entry,
-                id,
-                parent,
-                name.or_else(|| text(data, "model")),
-                format!("model call ({kind} span): read for the join"),
+                id.as_deref(),
+                parent.as_deref(),
+                name.or_else(|| text(data, "model")).as_deref(),
+                &format!("model call ({kind} span): read for the join"),
             );
             collector.models.push(ModelCall { at, input });
         }
         other => sink.context(
             entry,
-            id,
-            parent,
-            name,
-            format!("OpenAI Agents {other} span, not a tool or model call"),
+            id.as_deref(),
+            parent.as_deref(),
+            name.as_deref(),
+            &format!("OpenAI Agents {other} span, not a tool or model call"),
         ),
     }
 }

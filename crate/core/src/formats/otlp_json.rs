@@ -727,10 +727,10 @@ pub(super) mod tests {
         fn context(
             &mut self,
             line: u64,
-            span_id: Option<String>,
-            parent_id: Option<String>,
-            name: Option<String>,
-            reason: String,
+            span_id: Option<&str>,
+            parent_id: Option<&str>,
+            name: Option<&str>,
+            reason: &str,
         ) {
             let call = format!("context {line} {span_id:?} {parent_id:?} {name:?} {reason}");
             self.0.push(call);

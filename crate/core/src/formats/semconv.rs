@@ -34,42 +34,55 @@ pub(crate) fn interpret(
     if !source.is_empty() {
         collector.saw(source);
     }
-    // The collector keeps its own copies of the ids; the span's may be borrowed from the
-    // input line, which goes when the line does.
-    let at = collector.span_ref(
-        entry,
-        span.trace_id.map(Cow::into_owned),
-        span.span_id.as_deref().map(str::to_string),
-        span.parent_id.as_deref().map(str::to_string),
-        span.times,
-    );
+    // The collector keeps its own copies of the ids of tool and model calls (the join runs
+    // when the input ends); the span's may be borrowed from the input line, which goes when
+    // the line does. A context span's ids are only lent to the sink, which copies what it
+    // keeps: no per-span copies for spans the join never sees.
     let owned = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
     match read {
         Read::Tool {
             name,
             call_id,
             result,
-        } => collector.tools.push(ToolCall {
-            at,
-            name: name.or_else(|| owned(span.name)),
-            call_id,
-            status: span.status.map(str::to_string),
-            result,
-            source,
-        }),
+        } => {
+            let at = collector.span_ref(
+                entry,
+                owned(span.trace_id),
+                span.span_id.as_deref().map(str::to_string),
+                span.parent_id.as_deref().map(str::to_string),
+                span.times,
+            );
+            collector.tools.push(ToolCall {
+                at,
+                name: name.or_else(|| owned(span.name)),
+                call_id,
+                status: span.status.map(str::to_string),
+                result,
+                source,
+            })
+        }
         Read::Model(input) => {
             sink.context(
                 entry,
+                span.span_id.as_deref(),
+                span.parent_id.as_deref(),
+                span.name.as_deref(),
+                "model call: read for the join",
+            );
+            let at = collector.span_ref(
+                entry,
+                owned(span.trace_id),
                 owned(span.span_id),
                 owned(span.parent_id),
-                owned(span.name),
-                "model call: read for the join".to_string(),
+                span.times,
             );
             collector.models.push(ModelCall { at, input });
         }
         Read::Context(reason) => {
-            let (id, parent) = (owned(span.span_id), owned(span.parent_id));
-            sink.context(entry, id, parent, owned(span.name), reason)
+            // Numbered as every span is (read order), though no reference is kept.
+            collector.skip_seq();
+            let (id, parent) = (span.span_id.as_deref(), span.parent_id.as_deref());
+            sink.context(entry, id, parent, span.name.as_deref(), &reason)
         }
     }
 }

@@ -94,15 +94,7 @@ struct Ignore;
 impl Sink for Ignore {
     fn span(&mut self, _: u64, _: &mut SpanView<'_>) {}
     fn row(&mut self, _: u64, _: SpanRecord, _: crate::record::Provenance) {}
-    fn context(
-        &mut self,
-        _: u64,
-        _: Option<String>,
-        _: Option<String>,
-        _: Option<String>,
-        _: String,
-    ) {
-    }
+    fn context(&mut self, _: u64, _: Option<&str>, _: Option<&str>, _: Option<&str>, _: &str) {}
     fn skipped(&mut self, _: u64, _: Option<String>, _: String) {}
     fn invalid(&mut self, _: u64, _: InvalidKind, _: String) {}
     fn blank(&mut self) {}
