@@ -290,7 +290,6 @@ fn options(value: Option<JsCheckOptions>) -> Result<CheckOptions, JsValue> {
         lenient_clip_reason: opts.lenient_clip_reason,
         allow_empty: opts.allow_empty,
         limits: opts.limits.apply(Limits::default()),
-        ..CheckOptions::default()
     })
 }
 
