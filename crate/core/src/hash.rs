@@ -81,6 +81,52 @@ impl fmt::Display for Digest {
     }
 }
 
+/// Serialised as its 64 lowercase hex characters: the form every record carries, so state
+/// kept between requests (the OTLP endpoint's) reads the same whichever form a field holds.
+impl serde::Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut buf = [0u8; 2 * DIGEST_LEN];
+        self.write_hex(&mut buf);
+        // Only ASCII hex digits were written.
+        s.serialize_str(std::str::from_utf8(&buf).map_err(serde::ser::Error::custom)?)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Digest, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Digest::from_hex(&text).ok_or_else(|| {
+            serde::de::Error::invalid_value(
+                serde::de::Unexpected::Str(&text),
+                &"a SHA-256 digest as 64 hex characters",
+            )
+        })
+    }
+}
+
+impl Digest {
+    /// Parses 64 hex characters (either case).
+    pub fn from_hex(text: &str) -> Option<Digest> {
+        let b = text.as_bytes();
+        if b.len() != 2 * DIGEST_LEN {
+            return None;
+        }
+        let nibble = |c: u8| -> Option<u8> {
+            match c {
+                b'0'..=b'9' => Some(c - b'0'),
+                b'a'..=b'f' => Some(c - b'a' + 10),
+                b'A'..=b'F' => Some(c - b'A' + 10),
+                _ => None,
+            }
+        };
+        let mut out = [0u8; DIGEST_LEN];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = (nibble(b[2 * i])? << 4) | nibble(b[2 * i + 1])?;
+        }
+        Some(Digest(out))
+    }
+}
+
 impl fmt::Debug for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Digest({self})")
@@ -261,6 +307,26 @@ pub fn sha256_batch_hex(data: &[u8], lengths: &[u32], out: &mut [u8]) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digests_serialise_as_their_hex() {
+        // The OTLP endpoint's kept state holds digests: they must read back as written, in
+        // the hex form records always carried.
+        let d = sha256(b"abc");
+        let json = serde_json::to_string(&d).unwrap();
+        assert_eq!(
+            json,
+            "\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\""
+        );
+        assert_eq!(serde_json::from_str::<Digest>(&json).unwrap(), d);
+        assert_eq!(Digest::from_hex(&d.hex().to_uppercase()), Some(d));
+        for bad in ["", "abc", &"g".repeat(64), &"a".repeat(63), &"a".repeat(65)] {
+            assert_eq!(Digest::from_hex(bad), None, "{bad}");
+            let err = serde_json::from_str::<Digest>(&format!("{bad:?}")).unwrap_err();
+            assert!(err.to_string().contains("64 hex characters"), "{err}");
+        }
+        assert!(serde_json::from_str::<Digest>("12").is_err());
+    }
 
     #[test]
     fn known_vectors() {

@@ -10,6 +10,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::hash::{sha256, Digest};
+
 /// The measures of one captured string.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Content {
@@ -17,12 +19,14 @@ pub(crate) struct Content {
     pub bytes: u64,
     /// Unicode scalar values (SDK attribute limits count characters, not bytes).
     pub chars: u64,
-    /// Full lowercase hex SHA-256 of the UTF-8 bytes.
-    pub sha256: String,
+    /// SHA-256 of the UTF-8 bytes. Kept as bytes: its hex is written only for the rows
+    /// that show it (a model input re-lists every earlier tool result, and each is measured,
+    /// but only the one joined is shown).
+    pub sha256: Digest,
     /// SHA-256 of the canonical form (sorted keys, compact) of the data the text holds, when
     /// it is a JSON object or array, a Python repr of a dict or list, or was a structured
     /// value in the trace: two serialisations of the same data compare equal.
-    pub value_sha256: Option<String>,
+    pub value_sha256: Option<Digest>,
     /// Which serialisation the text is, when it holds data (for the explanation).
     pub syntax: Option<Syntax>,
     /// The first 128 characters.
@@ -94,7 +98,7 @@ impl Content {
         }
     }
 
-    fn measure(text: &str, value_sha256: Option<String>, syntax: Option<Syntax>) -> Content {
+    fn measure(text: &str, value_sha256: Option<Digest>, syntax: Option<Syntax>) -> Content {
         let preview = match preview_end(text) {
             Some(cut) => text[..cut].to_string(),
             None => text.to_string(),
@@ -110,7 +114,7 @@ impl Content {
         Content {
             bytes: text.len() as u64,
             chars: text.chars().count() as u64,
-            sha256: sha256_hex(text.as_bytes()),
+            sha256: sha256(text.as_bytes()),
             value_sha256,
             syntax,
             preview,
@@ -161,10 +165,10 @@ pub(crate) fn text_of(value: &Value) -> Cow<'_, str> {
 
 /// SHA-256 of a value's canonical text (keys sorted, compact, Python's number forms): equal
 /// data, whatever its key order, spacing or syntax, gives one digest.
-fn value_digest(value: &Value) -> Option<String> {
+fn value_digest(value: &Value) -> Option<Digest> {
     crate::canonical::canonicalize_value(value, crate::canonical::Form::Python)
         .ok()
-        .map(|t| sha256_hex(t.as_bytes()))
+        .map(|t| sha256(t.as_bytes()))
 }
 
 fn compact(value: &Value) -> String {
@@ -172,10 +176,7 @@ fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-/// SHA-256 as lowercase hex (64 characters), from the crate's one hashing module.
-fn sha256_hex(bytes: &[u8]) -> String {
-    crate::hash::sha256_hex(bytes)
-}
+
 
 /// Words that, inside brackets, mark a cut: `[truncated]`, `(output truncated)`,
 /// `<... 4000 bytes omitted ...>`, `[... 12 lines elided ...]`.
@@ -369,11 +370,11 @@ mod tests {
         let c = Content::of_text("caf\u{e9} \u{2615}");
         assert_eq!((c.bytes, c.chars), (9, 6));
         assert_eq!(
-            Content::of_text("").sha256,
+            Content::of_text("").sha256.hex(),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
         assert_eq!(
-            Content::of_text("abc").sha256,
+            Content::of_text("abc").sha256.hex(),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
         let long = "\u{e9}".repeat(200);

@@ -255,7 +255,7 @@ impl Collector {
 
     /// Joins and hands every tool call to the sink, in read order.
     pub fn finish(self, sink: &mut dyn Sink) -> Vec<String> {
-        for row in join::join(&self.tools, &self.models) {
+        for row in join::join(self.tools, &self.models) {
             sink.row(row.entry, row.record, row.provenance);
         }
         ["gen_ai", "openinference", "ai_sdk"]
