@@ -176,8 +176,6 @@ fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-
-
 /// Words that, inside brackets, mark a cut: `[truncated]`, `(output truncated)`,
 /// `<... 4000 bytes omitted ...>`, `[... 12 lines elided ...]`.
 const CUT_WORDS: [&str; 3] = ["truncat", "omitted", "elided"];

@@ -558,11 +558,7 @@ fn build(tool: ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) -> 
                     syntax(inj),
                     inj.bytes
                 ));
-                injected = Some((
-                    obs.bytes,
-                    Some(obs.sha256.hex()),
-                    Some(inj.preview.clone()),
-                ));
+                injected = Some((obs.bytes, Some(obs.sha256.hex()), Some(inj.preview.clone())));
                 reformatted = true;
             }
         }
