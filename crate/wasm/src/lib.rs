@@ -19,10 +19,15 @@ use wasm_bindgen::prelude::*;
 
 /// Talc instead of Rust's default wasm allocator (dlmalloc): the checker keeps a row of a
 /// dozen strings for every flagged span, and dlmalloc's malloc/free were a tenth of its
-/// profile in wasm. The allocator is the binary's choice, so it lives here, not in the core.
+/// profile in wasm. Small blocks are served by size class in front of it (see `alloc`).
+/// The allocator is the binary's choice, so it lives here, not in the core.
 #[cfg(not(target_feature = "atomics"))]
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: alloc::Classes<talc::wasm::WasmDynamicTalc> =
+    alloc::Classes::new(talc::wasm::new_wasm_dynamic_allocator());
+
+#[cfg(not(target_feature = "atomics"))]
+mod alloc;
 
 use toolslice::error::Coded;
 
