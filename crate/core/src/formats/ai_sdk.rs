@@ -59,9 +59,12 @@ pub(crate) fn read(span: &OtelSpan<'_>) -> Read {
             ),
         });
     }
-    Read::Context(format!(
-        "AI SDK {op} span, not a tool or model call (its doGenerate / doStream children are)"
-    ))
+    Read::Context(
+        format!(
+            "AI SDK {op} span, not a tool or model call (its doGenerate / doStream children are)"
+        )
+        .into(),
+    )
 }
 
 #[cfg(test)]

@@ -54,10 +54,13 @@ pub(crate) fn read(span: &OtelSpan<'_>) -> Option<Read> {
     }
     let inference = matches!(op, Some("chat" | "text_completion" | "generate_content"));
     if op.is_some() && !inference {
-        return Some(Read::Context(format!(
-            "GenAI {} span, not a tool or model call",
-            op.unwrap_or_default()
-        )));
+        return Some(Read::Context(
+            format!(
+                "GenAI {} span, not a tool or model call",
+                op.unwrap_or_default()
+            )
+            .into(),
+        ));
     }
     if let Some(value) = span.attr("gen_ai.input.messages") {
         return Some(Read::Model(

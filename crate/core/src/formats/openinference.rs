@@ -50,9 +50,9 @@ pub(crate) fn read(span: &OtelSpan<'_>) -> Read {
             }
         }
         "LLM" => Read::Model(input_messages(span)),
-        other => Read::Context(format!(
-            "OpenInference {other} span, not a tool or model call"
-        )),
+        other => {
+            Read::Context(format!("OpenInference {other} span, not a tool or model call").into())
+        }
     }
 }
 

@@ -198,7 +198,8 @@ pub(crate) enum Read {
         result: Captured,
     },
     Model(Result<Vec<ToolMessage>, String>),
-    Context(String),
+    /// Why the span is context; most are fixed texts, which are not copied per span.
+    Context(Cow<'static, str>),
 }
 
 /// The attributes of one index of a flattened list: `rest -> value` of each

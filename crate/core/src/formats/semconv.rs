@@ -27,7 +27,7 @@ pub(crate) fn interpret(
         (read, "gen_ai")
     } else {
         (
-            Read::Context("not a GenAI or OpenInference span".to_string()),
+            Read::Context("not a GenAI or OpenInference span".into()),
             "",
         )
     };
