@@ -85,10 +85,7 @@ impl fmt::Display for Digest {
 /// kept between requests (the OTLP endpoint's) reads the same whichever form a field holds.
 impl serde::Serialize for Digest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut buf = [0u8; 2 * DIGEST_LEN];
-        self.write_hex(&mut buf);
-        // Only ASCII hex digits were written.
-        s.serialize_str(std::str::from_utf8(&buf).map_err(serde::ser::Error::custom)?)
+        s.collect_str(self)
     }
 }
 

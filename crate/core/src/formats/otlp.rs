@@ -186,7 +186,9 @@ pub(super) fn nanos_text(text: &str) -> Option<i128> {
     let text = text.trim();
     let digits = text.as_bytes();
     if (1..=19).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
-        let n = (digits.iter()).fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+        let n = digits
+            .iter()
+            .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
         return Some(i128::from(n));
     }
     match text.parse::<u64>() {
