@@ -34,21 +34,66 @@ pub fn table_head() -> String {
 }
 
 /// The table lines of rows `from..to` (clamped to the rows there are).
+///
+/// The columns are padded by hand, as `{:<16} {:<12} {:<16} {:>8} {:>8} {}` pads them (width
+/// in chars): through `core::fmt` each padded field cost a `write_char` call per space, and
+/// the formatting was half of writing a large table in wasm.
 pub fn table_rows(report: &Report, from: usize, to: usize) -> String {
-    let mut out = String::with_capacity(64 * to.min(report.rows.len()).saturating_sub(from));
+    let mut out = String::with_capacity(72 * to.min(report.rows.len()).saturating_sub(from));
     for row in report.rows.range(from, to) {
-        let _ = writeln!(
-            out,
-            "{:<16} {:<12} {:<16} {:>8} {:>8} {}",
-            row.status.as_str(),
-            esc(row.span_id.unwrap_or("-")),
-            esc(row.name),
-            row.observed_bytes.unwrap_or(0),
-            row.injected_bytes.unwrap_or(0),
-            esc(&row.detail.join(","))
-        );
+        pad_end(&mut out, row.status.as_str(), 16);
+        out.push(' ');
+        pad_end(&mut out, &esc(row.span_id.unwrap_or("-")), 12);
+        out.push(' ');
+        pad_end(&mut out, &esc(row.name), 16);
+        out.push(' ');
+        pad_number(&mut out, row.observed_bytes.unwrap_or(0), 8);
+        out.push(' ');
+        pad_number(&mut out, row.injected_bytes.unwrap_or(0), 8);
+        out.push(' ');
+        let mut detail = row.detail.iter();
+        if let Some(first) = detail.next() {
+            out.push_str(&esc(first));
+            for item in detail {
+                out.push(',');
+                out.push_str(&esc(item));
+            }
+        }
+        out.push('\n');
     }
     out
+}
+
+/// `text`, then spaces up to `width` chars (`{:<width}`).
+fn pad_end(out: &mut String, text: &str, width: usize) {
+    out.push_str(text);
+    spaces(out, width.saturating_sub(chars(text)));
+}
+
+fn spaces(out: &mut String, n: usize) {
+    const SPACES: &str = "                ";
+    let mut n = n;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+/// Chars in `text`, as `core::fmt` counts them for a width; ASCII text is its length.
+fn chars(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
+}
+
+/// `n` in decimal, after spaces up to `width` chars (`{:>width}`).
+fn pad_number(out: &mut String, n: u64, width: usize) {
+    let digits = n.checked_ilog10().map_or(1, |d| d as usize + 1);
+    spaces(out, width.saturating_sub(digits));
+    push_u64(out, n);
 }
 
 /// Everything after the table's rows: the blank line, the summary and the `#` comments.
@@ -85,19 +130,25 @@ pub fn table_tail(report: &Report) -> String {
             conventions
         );
     }
-    for row in report.rows.iter().filter(|r| !r.warnings.is_empty()) {
+    // The warnings, then the notes, of every row: one walk over the rows (each row is
+    // decoded from its compact record to be looked at), the notes gathered apart.
+    let mut notes = String::new();
+    for row in report.rows.iter() {
         for w in row.warnings {
             let _ = writeln!(out, "# warning {at} {}: {}", row.line, esc(w));
         }
-    }
-    for row in report.rows.iter().filter(|r| !r.notes.is_empty()) {
+        if row.notes.is_empty() {
+            continue;
+        }
         let span = esc(row.span_id.unwrap_or("-"));
         let join = row.join.map_or("", |j| j.as_str());
         for n in row.notes {
             let n = esc(n);
-            let _ = writeln!(out, "# note {at} {} ({span}, join={join}): {n}", row.line);
+            let _ = writeln!(notes, "# note {at} {} ({span}, join={join}): {n}", row.line);
         }
     }
+    out.push_str(&notes);
+    drop(notes);
     if report.read_as.is_some() {
         // Trace formats skip every span that is not a tool call: one line per reason.
         let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();
@@ -187,7 +238,8 @@ pub fn table_tail(report: &Report) -> String {
 /// `silent_clip` row with `ok`. Borrowed (no copy) when there is nothing to escape, which is
 /// every ordinary row.
 pub fn esc(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
+    // Printable ASCII (most text) needs no escape, and is told by its bytes.
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) || !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -631,6 +683,52 @@ mod tests {
             let mut out = String::new();
             push_u64(&mut out, n);
             assert_eq!(out, n.to_string());
+        }
+    }
+
+    #[test]
+    fn columns_are_padded_as_core_fmt_pads_them() {
+        let texts = [
+            "",
+            "-",
+            "ok",
+            "silent_clip",
+            "exactly_16_chars",
+            "longer than sixteen chars",
+            "é",
+            "ééééééééééééééé",
+            "名前の長いツール",
+            "\u{1f600}x",
+            "tab\tand\u{202e}",
+        ];
+        for text in texts {
+            for width in [0, 1, 8, 12, 16] {
+                let mut out = String::new();
+                pad_end(&mut out, text, width);
+                assert_eq!(out, format!("{text:<width$}"), "{text:?} {width}");
+            }
+        }
+        for n in [0, 7, 9, 10, 12_345_678, 123_456_789, u64::MAX] {
+            for width in [0, 1, 8] {
+                let mut out = String::new();
+                pad_number(&mut out, n, width);
+                assert_eq!(out, format!("{n:>width$}"), "{n} {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn escaping_takes_the_ascii_shortcut_only_for_printable_ascii() {
+        for (text, want) in [
+            ("plain text, 100% ok ~", "plain text, 100% ok ~"),
+            ("a\x1b[2Jb", "a\\x1b[2Jb"),
+            ("del\x7f", "del\\x7f"),
+            ("c1\u{9b}", "c1\\x9b"),
+            ("bidi\u{202e}x", "bidi\\u{202e}x"),
+            ("é ok", "é ok"),
+            ("line\nbreak\r\t", "line\\nbreak\\r\\t"),
+        ] {
+            assert_eq!(esc(text), want, "{text:?}");
         }
     }
 }
