@@ -98,6 +98,11 @@ impl LineSplitter {
         Some(&chunk[at + 1..])
     }
 
+    /// Whether the input so far ended with a newline (or is empty): nothing is held.
+    pub fn at_line_start(&self) -> bool {
+        self.partial.is_empty() && self.dropped.is_none()
+    }
+
     /// Keeps `tail` (which holds no newline) as the start of the next line, or drops it
     /// when the line has grown past the limit.
     pub fn hold(&mut self, tail: &[u8]) {

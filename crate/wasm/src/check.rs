@@ -7,9 +7,10 @@ use wasm_bindgen::JsCast;
 
 use super::{error_with_code, into_error, options_of, to_js};
 use toolslice::check::{
-    compare_span_runs, render, CheckOptions, Checker as CoreChecker, Limits, Report,
+    compare_span_runs, render, CheckOptions, Checker as CoreChecker, Limits,
+    PartReader as CorePartReader, Report,
 };
-use toolslice::formats::FormatOption;
+use toolslice::formats::{Format, FormatOption};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_CHECK: &'static str = r#"
@@ -378,6 +379,26 @@ impl Checker {
         Vec::<u8>::new().try_reserve_exact(bytes).is_ok()
     }
 
+    /// The trace format of the input, once its first lines showed it is one with a value
+    /// per line (OTLP's Collector file, Langfuse or Agents SDK JSONL); `undefined` before
+    /// that, for span JSONL, and for a single JSON document. Such an input's later lines can
+    /// be read apart by a `PartReader` and taken in with `absorb`.
+    #[wasm_bindgen(getter, js_name = lineFormat)]
+    pub fn line_format(&self) -> Option<String> {
+        let format = self.inner.as_ref()?.line_format()?;
+        Some(format.as_str().to_string())
+    }
+
+    /// Takes in the lines that follow what was pushed, read apart by a `PartReader` (in a
+    /// worker): the report is the one pushing those lines would give. What was pushed must
+    /// end with a newline and have a `lineFormat`, the part's. Otherwise, or when the bytes
+    /// are not a whole part, nothing changes: throws an `Error` with code `part_refused`
+    /// (push the lines instead).
+    pub fn absorb(&mut self, part: &Uint8Array) -> Result<(), JsValue> {
+        let inner = self.inner.as_mut().ok_or_else(finished)?;
+        inner.absorb(&part.to_vec()).map_err(into_error)
+    }
+
     /// Bytes fed so far.
     #[wasm_bindgen(getter, js_name = bytesRead)]
     pub fn bytes_read(&self) -> f64 {
@@ -404,6 +425,67 @@ impl Checker {
             report: inner.finish(),
         })
     }
+}
+
+/// Reads later lines of a trace file apart from the `Checker` that reads the lines before
+/// them, in another worker with its own module instance: `push` the bytes from a line
+/// start to the end of the file (or to a line start), `finish`, and hand the bytes it
+/// returns to that checker's `absorb`. Two threads read a large file in about half the time.
+#[wasm_bindgen]
+pub struct PartReader {
+    inner: Option<CorePartReader>,
+    scratch: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl PartReader {
+    /// `format`: the checker's `lineFormat`; `options`: the checker's (the longest line it
+    /// holds is theirs).
+    #[wasm_bindgen(constructor)]
+    pub fn new(format: &str, options_: Option<JsCheckOptions>) -> Result<PartReader, JsValue> {
+        let options = options(options_)?;
+        let format =
+            match FormatOption::parse(format).map_err(into_error)?.forced() {
+                Some(f) if f != Format::Spans => f,
+                _ => return Err(error_with_code(
+                    "a part is read in a trace format: otlp, langfuse, openai_agents or phoenix",
+                    "invalid_argument",
+                )),
+            };
+        Ok(PartReader {
+            inner: Some(CorePartReader::for_check(format, &options)),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Feeds the next bytes (a `Uint8Array`, split anywhere).
+    pub fn push(&mut self, chunk: &Uint8Array) -> Result<(), JsValue> {
+        let inner = self.inner.as_mut().ok_or_else(part_finished)?;
+        let len = chunk.length();
+        let mut start = 0;
+        while start < len {
+            let end = len.min(start + WINDOW as u32);
+            let n = (end - start) as usize;
+            if self.scratch.len() < n {
+                self.scratch.resize(n, 0);
+            }
+            chunk.subarray(start, end).copy_to(&mut self.scratch[..n]);
+            inner.push(&self.scratch[..n]);
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Ends the part (a last line without a newline counts) and returns it, for `absorb`.
+    pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
+        let inner = self.inner.take().ok_or_else(part_finished)?;
+        self.scratch = Vec::new();
+        Ok(inner.finish())
+    }
+}
+
+fn part_finished() -> JsValue {
+    error_with_code("this PartReader has already finished", "checker_finished")
 }
 
 /// Bytes of a chunk copied into the module at a time.

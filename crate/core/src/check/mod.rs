@@ -31,6 +31,7 @@ pub use classify::{
 pub use compare::{compare_span_runs, InjectedChange, SliceSide, SpanRunDiff};
 // The shared row types live in `record` (readers produce them without the report builder);
 // re-exported here because a report is where users meet them.
+pub use crate::formats::{PartError, PartReader};
 pub use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
 pub use report::{
     BuilderStats, CheckOptions, ClipHistogram, Counts, Limits, NotKept, Report, ReportBuilder,

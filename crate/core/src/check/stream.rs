@@ -12,7 +12,7 @@
 //! [`crate::formats`].
 
 use super::report::{CheckOptions, Report, ReportBuilder};
-use crate::formats::Reader;
+use crate::formats::{Format, PartError, PartReader, Reader};
 
 /// A check in progress.
 pub struct Checker {
@@ -41,6 +41,22 @@ impl Checker {
     }
 
     /// Bytes fed so far (for progress bars).
+    /// Takes in the lines that follow, read apart by a [`PartReader`] (in another thread):
+    /// the report is the one pushing those lines here would give. The input pushed so far
+    /// must end with a newline, and be a trace format in a line layout ([`Self::line_format`])
+    /// of the part's format; otherwise nothing changes, and the error says why.
+    pub fn absorb(&mut self, part: &[u8]) -> Result<(), PartError> {
+        let bytes = self.reader.absorb(part, &mut self.builder)?;
+        self.bytes += bytes;
+        Ok(())
+    }
+
+    /// The trace format of the input, once its first lines showed it is one in a line layout
+    /// (one value per line): the inputs whose later lines a [`PartReader`] can read apart.
+    pub fn line_format(&self) -> Option<Format> {
+        self.reader.line_format()
+    }
+
     pub fn bytes_read(&self) -> u64 {
         self.bytes
     }
@@ -67,6 +83,14 @@ impl Checker {
     pub fn finish(mut self) -> Report {
         self.reader.finish(&mut self.builder);
         self.builder.finish()
+    }
+}
+
+impl PartReader {
+    /// A part reader for a check with these options (the longest line it holds is theirs).
+    pub fn for_check(format: Format, options: &CheckOptions) -> PartReader {
+        let line_limit = usize::try_from(options.limits.line_bytes).unwrap_or(usize::MAX);
+        PartReader::new(format, line_limit)
     }
 }
 

@@ -71,6 +71,7 @@ mod openinference;
 mod otel;
 mod otlp;
 mod otlp_json;
+mod part;
 mod phoenix;
 mod pyrepr;
 mod reader;
@@ -99,6 +100,7 @@ use crate::record::Sink;
 use model::{ModelCall, SpanRef, Times, ToolCall};
 
 pub use convert::{convert_to_spans, Conversion};
+pub use part::{PartError, PartReader};
 pub(crate) use reader::Reader;
 pub use reader::MAX_DOCUMENT;
 

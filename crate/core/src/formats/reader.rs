@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::detect::{self, Detector, FirstLine};
+use super::part::{Part, PartError};
 use super::{
     describe, langfuse, openai_agents, otlp, otlp_json, phoenix, Collector, Entries, Format,
     FormatOption, Layout, Sink,
@@ -240,6 +241,54 @@ impl Reader {
         self.push(&head, sink);
     }
 
+    /// Takes in the lines a [`super::PartReader`] read apart: they come next, and the
+    /// report is the one reading them here would give. The reader must be in a line layout
+    /// of the part's format, at a line start (its input so far ended with a newline);
+    /// otherwise, or when the bytes are not a whole part, nothing changes and the error says
+    /// why. Returns the bytes of input the part read.
+    pub fn absorb<S: Sink>(&mut self, bytes: &[u8], sink: &mut S) -> Result<u64, PartError> {
+        let State::Lines {
+            lines,
+            format,
+            collector,
+        } = &mut self.state
+        else {
+            return Err(PartError(
+                "the input so far is not a trace format in a line layout".into(),
+            ));
+        };
+        if !lines.at_line_start() {
+            return Err(PartError(
+                "the input so far ends inside a line; a part starts at a line start".into(),
+            ));
+        }
+        let part = Part::decode(bytes)?;
+        if part.format != *format {
+            return Err(PartError(format!(
+                "the part was read as {}, the input is {}",
+                part.format.as_str(),
+                format.as_str()
+            )));
+        }
+        if part.unexpected {
+            return Err(PartError(
+                "the part's lines called the sink as no line of a trace format does".into(),
+            ));
+        }
+        let (lines, bytes) = (part.lines, part.bytes);
+        part.replay(self.line_no, collector, sink);
+        self.line_no += lines;
+        Ok(bytes)
+    }
+
+    /// The trace format being read in a line layout, once the first lines decided it.
+    pub fn line_format(&self) -> Option<Format> {
+        match &self.state {
+            State::Lines { format, .. } => Some(*format),
+            _ => None,
+        }
+    }
+
     pub fn finish<S: Sink>(mut self, sink: &mut S) {
         if let State::Start {
             head,
@@ -382,7 +431,7 @@ fn first_nonblank_line<'a>(
 
 /// A line longer than the reader holds: reported, never buffered.
 #[cold]
-fn too_large<S: Sink + ?Sized>(sink: &mut S, line_no: u64, len: u64, limit: usize) {
+pub(super) fn too_large<S: Sink + ?Sized>(sink: &mut S, line_no: u64, len: u64, limit: usize) {
     let why = format!(
         "line is {len} bytes, more than the {limit} bytes a line may hold; it was not read"
     );
@@ -428,7 +477,7 @@ fn nameless<S: Sink>(sink: &mut S, line_no: u64, line: &[u8], record: &mut SpanV
     }
 }
 
-fn json_line(
+pub(super) fn json_line(
     format: Format,
     line_no: u64,
     line: &[u8],
