@@ -58,6 +58,9 @@ const cases = {
   Checker: [
     { call: (t) => new t.Checker({ fromat: 'auto' }), key: 'fromat', code: 'invalid_options', accepted: ['flaggedOnly', 'format'] },
   ],
+  PartReader: [
+    { call: (t) => new t.PartReader('otlp', { flagedOnly: true }), key: 'flagedOnly', code: 'invalid_options', accepted: ['flaggedOnly', 'format'] },
+  ],
   convertToSpans: [
     { call: (t) => t.convertToSpans('', { fromat: 'auto' }), key: 'fromat', code: 'invalid_options', accepted: ['format'] },
   ],

@@ -70,6 +70,16 @@ const full: { [K in keyof typeof ts]: Entry } = {
     return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces} ${utf8.length} ${reserved}`;
   },
   CheckReport: (): unknown => ts.CheckReport,
+  PartReader: (): string => {
+    const c = new ts.Checker();
+    c.push(bytes);
+    const format: string | undefined = c.lineFormat;
+    const reader = new ts.PartReader(format ?? 'otlp', { flaggedOnly: true });
+    reader.push(bytes);
+    const part: Uint8Array = reader.finish();
+    c.absorb(part);
+    return `${part.length} ${c.finish().rowCount}`;
+  },
   compareSpanRuns: (): SpanRunDiff => ts.compareSpanRuns(text, bytes),
   convertToSpans: (): string => { const c: Conversion = ts.convertToSpans(text, { format: 'otlp' }); return c.jsonl; },
   toolSpan: (): ToolSpan => span,
@@ -155,6 +165,7 @@ const small: { [K in keyof typeof check]: Entry } = {
   checkSpans: (): CheckReport => check.checkSpans(bytes, { flaggedOnly: false, limits: { rowBytes: 1 << 20, factBytes: 1 << 20, lineBytes: 1 << 16, documentBytes: 1 << 20 } }),
   Checker: (): CheckReport => new check.Checker().finish(),
   CheckReport: (): unknown => check.CheckReport,
+  PartReader: (): Uint8Array => new check.PartReader('langfuse').finish(),
   compareSpanRuns: (): SpanRunDiff => check.compareSpanRuns(text, text),
   convertToSpans: (): Conversion => check.convertToSpans(bytes),
 };

@@ -42,7 +42,10 @@ async function main(argv) {
   const load = commands[name];
   if (!load) throw new UsageError(`unknown command '${name}' (try: ${Object.keys(commands).join(', ')})`);
   const mod = await load();
-  return mod.run(rest, await context());
+  // A command may start work that does not need the module (check's worker threads) before
+  // the module is loaded here.
+  const prepared = mod.prepare?.(rest);
+  return mod.run(rest, { ...(await context()), prepared });
 }
 
 // A reader that stops early (`toolslice check ... | head`) closes the pipe: that is not an

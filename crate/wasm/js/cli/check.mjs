@@ -1,11 +1,14 @@
 // `toolslice check [FILE...]`: classify every tool span of one or more exported runs.
-import { statSync } from 'node:fs';
-import { parse, readChunks, stdinFileSize, UsageError } from './common.mjs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { parseArgs } from 'node:util';
+import { intOption, parse, readChunks, stdinFileSize, UsageError } from './common.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
 
 const usage = `usage: toolslice check [--json | --jsonl] [--flagged-only] [--format NAME]
-                       [--lenient-clip-reason] [--allow-empty] [FILE...]
+                       [--lenient-clip-reason] [--allow-empty] [--threads N] [FILE...]
 
 Reads each FILE, or stdin when no FILE is given, and prints the seed's table (default), the
 JSON report (--json), or one JSON row per line (--jsonl). Accepts seed-000 span JSONL (one
@@ -24,40 +27,79 @@ received, and both are measured.
                    the seed script's leniency: a clip_reason outside the closed enum
                    declares the clip (by default it does not, and fails the run)
   --allow-empty    a file with no tool call passes (by default it fails: nothing was checked)
+  --threads N      threads that read a large trace file with a value per line (16 MB or
+                   more; the report is the same): default the CPUs, at most 4; 1 reads
+                   in this thread only
 
 exit status: 0 every span is fine or declared its clip; 1 a silent clip, an incomplete span,
 an invalid line, a clip_reason outside the enum, or a file with no tool call at all (one line
 on stderr says what it held); 2 a usage or I/O error.`;
 
 const PROGRESS_MIN_BYTES = 8 << 20;
+// Trace files from this size on are read by several threads (see `checkOne`): below it, a
+// worker's start (a thread, and the module compiled again, ~60 ms) costs more than it saves.
+const PARTS_MIN_BYTES = 16 << 20;
 
-export async function run(args, { toolslice, stdout, stderr }) {
-  const parsed = parse(args, {
-    usage,
-    options: {
-      json: { type: 'boolean' },
-      jsonl: { type: 'boolean' },
-      'flagged-only': { type: 'boolean' },
-      format: { type: 'string' },
-      'lenient-clip-reason': { type: 'boolean' },
-      'allow-empty': { type: 'boolean' },
-    },
-  });
-  if (!parsed) return 0;
-  const { values, positionals } = parsed;
-  if (values.json && values.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
-  const files = positionals.length ? positionals : ['-'];
-  const options = {
+const optionSpec = {
+  json: { type: 'boolean' },
+  jsonl: { type: 'boolean' },
+  'flagged-only': { type: 'boolean' },
+  format: { type: 'string' },
+  'lenient-clip-reason': { type: 'boolean' },
+  'allow-empty': { type: 'boolean' },
+  threads: { type: 'string' },
+};
+
+function checkOptions(values) {
+  return {
     flaggedOnly: Boolean(values['flagged-only']),
     format: values.format ?? 'auto',
     lenientClipReason: Boolean(values['lenient-clip-reason']),
     allowEmpty: Boolean(values['allow-empty']),
   };
+}
 
+const threadsOf = (values) => intOption(values, 'threads', { min: 1 }) ?? Math.min(availableParallelism(), 4);
+
+/**
+ * Called before the module is loaded: when the first file is large enough to be read by
+ * several threads, cuts it and starts the workers, whose start (a thread, about 0.1 s here)
+ * then overlaps the main thread's. Anything odd (help, a usage error, stdin) prepares
+ * nothing, and `run` deals with it.
+ */
+export function prepare(args) {
+  if (args.includes('-h') || args.includes('--help')) return null;
+  try {
+    const { values, positionals } = parseArgs({ args, options: optionSpec, allowPositionals: true, strict: true });
+    const file = positionals[0];
+    const threads = threadsOf(values);
+    if (!file || file === '-' || threads < 2) return null;
+    const total = statSync(file).size;
+    if (total < PARTS_MIN_BYTES) return null;
+    return { file, total, ...startParts(file, total, threads, checkOptions(values)) };
+  } catch {
+    return null;
+  }
+}
+
+export async function run(args, { toolslice, stdout, stderr, prepared }) {
+  const parsed = parse(args, { usage, options: optionSpec });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  if (values.json && values.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
+  const files = positionals.length ? positionals : ['-'];
+  const options = checkOptions(values);
+
+  const threads = threadsOf(values);
   const results = [];
-  for (const file of files) {
-    const report = await checkOne(toolslice, file, options, stderr);
-    results.push({ file, report });
+  try {
+    for (const [i, file] of files.entries()) {
+      const parts = i === 0 && prepared?.file === file ? prepared : undefined;
+      const report = await checkOne(toolslice, file, options, stderr, threads, parts);
+      results.push({ file, report });
+    }
+  } finally {
+    for (const w of prepared?.workers ?? []) w.end();
   }
 
   let exitCode = 0;
@@ -158,7 +200,7 @@ class Output {
   }
 }
 
-async function checkOne(toolslice, file, options, stderr) {
+async function checkOne(toolslice, file, options, stderr, threads, prepared) {
   const checker = new toolslice.Checker(options);
   const total = file === '-' ? stdinFileSize() : sizeOf(file);
   // The report of span JSONL takes up to about the input's size in the module (0.7x mostly
@@ -167,18 +209,144 @@ async function checkOne(toolslice, file, options, stderr) {
   const showProgress = stderr.isTTY && (total === 0 || total >= PROGRESS_MIN_BYTES);
   const started = Date.now();
   let lastShown = 0;
-  for await (const chunk of readChunks(file)) {
-    checker.push(chunk);
-    if (showProgress && Date.now() - lastShown > 200) {
-      lastShown = Date.now();
-      const read = checker.bytesRead;
-      const pct = total ? ` ${((100 * read) / total).toFixed(0)}%` : '';
-      const secs = (Date.now() - started) / 1000 || 1e-3;
-      stderr.write(`\rtoolslice: ${file === '-' ? 'stdin' : file}${pct} ${(read / 1e6).toFixed(1)} MB, ${checker.spansRead} spans (${Math.round(checker.spansRead / secs)}/s)`);
+  const progress = () => {
+    if (!showProgress || Date.now() - lastShown <= 200) return;
+    lastShown = Date.now();
+    const read = checker.bytesRead;
+    const pct = total ? ` ${((100 * Math.min(read, total)) / total).toFixed(0)}%` : '';
+    const secs = (Date.now() - started) / 1000 || 1e-3;
+    stderr.write(`\rtoolslice: ${file === '-' ? 'stdin' : file}${pct} ${(read / 1e6).toFixed(1)} MB, ${checker.spansRead} spans (${Math.round(checker.spansRead / secs)}/s)`);
+  };
+  // Several threads read a large file: this one the first range, a worker each of the
+  // others; the workers started in `prepare` when this is that file, and its size is still
+  // the one they were given.
+  let parts = { cuts: [0, Infinity], workers: [] };
+  if (prepared && prepared.total === total) parts = prepared;
+  else if (file !== '-' && threads > 1 && total >= PARTS_MIN_BYTES) parts = startParts(file, total, threads, options);
+  // `parts.absorbed` counts the parts taken in (a test reads it from `prepare`'s object).
+  const { cuts, workers } = parts;
+  let told = false;
+  // The format goes to the workers as soon as the first lines show it (or that the file
+  // cannot be split), so they start reading while this thread reads the first range.
+  const tell = () => {
+    const format = checker.lineFormat ?? null;
+    if (told || (format === null && checker.bytesRead < cuts[1])) return;
+    told = true;
+    for (const w of workers) w.tell(format);
+  };
+  try {
+    for await (const chunk of readChunks(file, workers.length ? { start: 0, end: cuts[1] } : undefined)) {
+      checker.push(chunk);
+      if (!told && workers.length) tell();
+      progress();
     }
+    tell();
+    for (const [i, w] of workers.entries()) {
+      const range = { start: cuts[i + 1], end: cuts[i + 2] };
+      const part = await w.part();
+      let taken = false;
+      if (part) {
+        try {
+          checker.absorb(part);
+          taken = true;
+          parts.absorbed = (parts.absorbed ?? 0) + 1;
+        } catch {
+          // A refused part changes nothing: this thread reads the range itself.
+        }
+      }
+      if (!taken) {
+        for await (const chunk of readChunks(file, range)) {
+          checker.push(chunk);
+          progress();
+        }
+      }
+    }
+  } finally {
+    for (const w of workers) w.end();
   }
   if (showProgress && lastShown) stderr.write('\r\x1b[K');
   return checker.finish();
+}
+
+/** Cuts the file and starts a worker for each range after the first. */
+function startParts(file, total, threads, options) {
+  const cuts = lineCuts(file, total, threads);
+  const workers = cuts.slice(1, -1).map((start, i) => partWorker(file, start, cuts[i + 2], options));
+  return { cuts, workers };
+}
+
+/**
+ * Where a file of `total` bytes is cut into `n` ranges of whole lines, one per thread:
+ * `[0, c1, ..., total]`, each cut just after a newline. The first range is longer (see
+ * `mainBytes`). Fewer cuts when the file has too few newlines.
+ */
+function lineCuts(file, total, n) {
+  const cuts = [0];
+  const fd = openSync(file, 'r');
+  const window = Buffer.allocUnsafe(64 << 10);
+  try {
+    const first = mainBytes(total, n);
+    for (let i = 1; i < n; i++) {
+      let at = Math.floor(first + ((total - first) * (i - 1)) / (n - 1));
+      if (at <= cuts[cuts.length - 1]) continue;
+      // The first newline at or after `at`.
+      for (;;) {
+        const got = readSync(fd, window, 0, window.length, at);
+        if (got === 0) {
+          at = total;
+          break;
+        }
+        const nl = window.subarray(0, got).indexOf(10);
+        if (nl >= 0) {
+          at += nl + 1;
+          break;
+        }
+        at += got;
+      }
+      if (at >= total) break;
+      cuts.push(at);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  cuts.push(total);
+  return cuts;
+}
+
+/**
+ * Bytes the main thread reads, of `total` and `n` threads: an equal share plus the head start
+ * it has while each worker starts (a thread and the module compiled again, about 0.1 s, in
+ * which it reads some 10 MB of a trace), at most 90%.
+ */
+const mainBytes = (total, n) => Math.min(0.9 * total, (total + (n - 1) * HEAD_START_BYTES) / n);
+const HEAD_START_BYTES = 10e6;
+
+/**
+ * A worker reading bytes start..end of the file into a part: `tell(format)` starts it (null
+ * ends it), `part()` resolves to the part's bytes, or null when the worker failed (the caller
+ * then reads the range itself), and `end()` stops it.
+ */
+function partWorker(file, start, end, options) {
+  const worker = new Worker(new URL('./check-part.mjs', import.meta.url), {
+    workerData: { file, start, end, options },
+  });
+  // A worker never keeps the process alive: if the check ends another way (an error), the
+  // process still exits.
+  worker.unref();
+  const part = new Promise((resolve) => {
+    worker.once('message', (m) => resolve(m.part ?? null));
+    worker.once('error', () => resolve(null));
+    worker.once('exit', () => resolve(null));
+  });
+  return {
+    // Waited for: the worker now keeps the process alive until it answers.
+    part: () => {
+      worker.ref();
+      return part;
+    },
+    tell: (format) => worker.postMessage(format),
+    end: () => worker.terminate(),
+  };
 }
 
 function sizeOf(file) {

@@ -111,8 +111,9 @@ export function stdinFileSize() {
  * module at once. A stream allocated a fresh buffer per chunk instead (64 KiB ones for
  * stdin), and they piled up between garbage collections: 30 MB of peak memory on a 300 MB
  * `check --flagged-only` (issue 17). A pipe or a terminal on stdin stays a stream.
+ * `range` ({ start, end }) reads only those bytes of a file.
  */
-export async function* readChunks(path) {
+export async function* readChunks(path, range) {
   const stdin = path === undefined || path === '-';
   if (stdin && !stdinFileSize()) {
     try {
@@ -132,9 +133,15 @@ export async function* readChunks(path) {
     }
   }
   const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
+  // `range` ({ start, end }, a file's bytes start..end): read at those positions; otherwise
+  // from where the descriptor stands (stdin may be a file already part read).
+  let position = range ? range.start : null;
   const read = (buffer) => {
+    const length = range ? Math.max(0, Math.min(buffer.length, range.end - position)) : buffer.length;
+    const at = position;
     const bytes = new Promise((resolve, reject) => {
-      fsRead(fd, buffer, 0, buffer.length, null, (err, n) => (err ? reject(fail(err)) : resolve(n)));
+      if (length === 0) return resolve(0);
+      fsRead(fd, buffer, 0, length, at, (err, n) => (err ? reject(fail(err)) : resolve(n)));
     });
     // Handled here too: a read may fail while the consumer is still busy with the chunk
     // before, and it is awaited (and the error thrown) when the consumer asks for more.
@@ -148,6 +155,7 @@ export async function* readChunks(path) {
       const n = await pending;
       pending = undefined;
       if (n === 0) return;
+      if (range) position += n;
       const chunk = buffers[next].subarray(0, n);
       next ^= 1;
       pending = read(buffers[next]);

@@ -1,0 +1,143 @@
+// `toolslice check` on large trace files read by several threads (a worker per later range,
+// absorbed in order): the same output, byte for byte, as reading in one thread, for every
+// line-layout trace format with odd lines, and for the files that cannot be split (a single
+// JSON document, span JSONL), which the main thread then reads alone.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../node_modules/.bin/toolslice', import.meta.url));
+const formats = new URL('../../crate/core/tests/fixtures/formats/', import.meta.url);
+const dir = mkdtempSync(join(tmpdir(), 'toolslice-threads-'));
+// Above the size from which the CLI splits a file (16 MB).
+const SIZE = 18e6;
+
+const run = (args) => spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+
+/** A fixture's lines repeated to SIZE, with blank, invalid, CRLF and too-long lines among them. */
+function bigLines(name) {
+  const lines = readFileSync(new URL(name, formats), 'utf8').split('\n').filter((l) => l.trim());
+  const odd = ['', '{not json', '[1,2]', '   ', `{"pad":"${'x'.repeat(200)}"}`];
+  const out = [];
+  let size = 0;
+  for (let i = 0; size < SIZE; i++) {
+    const line = i % 97 === 5 ? odd[i % odd.length] : lines[i % lines.length];
+    const end = i % 7 === 3 ? '\r\n' : '\n';
+    out.push(line + end);
+    size += line.length + end.length;
+  }
+  // The last line without its newline.
+  out.push(lines[0]);
+  const path = join(dir, name);
+  writeFileSync(path, out.join(''));
+  return path;
+}
+
+function same(args, threads = ['2', '3']) {
+  const one = run(['check', '--threads', '1', ...args]);
+  assert.ok(one.stdout.length > 1000, one.stderr);
+  for (const n of threads) {
+    const several = run(['check', '--threads', n, ...args]);
+    assert.equal(several.status, one.status, `${n} threads: ${several.stderr}`);
+    assert.equal(several.stderr, one.stderr, `${n} threads`);
+    assert.ok(several.stdout === one.stdout, `${n} threads: ${args.join(' ')}: the output differs`);
+  }
+  return one;
+}
+
+for (const name of ['otlp-collector-events.jsonl', 'langfuse.jsonl', 'openai-agents.jsonl']) {
+  test(`check of a large ${name} gives the same report in several threads as in one`, () => {
+    const path = bigLines(name);
+    const table = same([path]);
+    assert.match(table.stdout, /# invalid line \d+: not valid JSON/);
+    same(['--jsonl', path]);
+    same(['--json', '--flagged-only', path], ['2']);
+  });
+}
+
+test('check of files that cannot be split (one JSON document, span JSONL) reads them in one thread', () => {
+  // A pretty-printed OTLP document: newlines everywhere, but one value.
+  const doc = JSON.parse(readFileSync(new URL('otlp-genai.json', formats), 'utf8'));
+  const spans = doc.resourceSpans[0].scopeSpans[0].spans;
+  const copies = [];
+  for (let size = 0; size < SIZE; size += JSON.stringify(spans).length) copies.push(...spans);
+  doc.resourceSpans[0].scopeSpans[0].spans = copies;
+  const document = join(dir, 'document.json');
+  writeFileSync(document, JSON.stringify(doc, null, 2));
+  const r = same(['--flagged-only', document], ['2']);
+  assert.match(r.stdout, /# read as: otlp \(document/);
+  const line = readFileSync(fileURLToPath(new URL('../fixtures/clipped.jsonl', import.meta.url)), 'utf8');
+  const spansPath = join(dir, 'spans.jsonl');
+  writeFileSync(spansPath, line.repeat(Math.ceil(SIZE / line.length)));
+  same(['--jsonl', spansPath], ['2']);
+});
+
+test('check of several large files splits each, and --threads is checked', () => {
+  const a = bigLines('langfuse.jsonl');
+  const b = bigLines('openai-agents.jsonl');
+  same(['--flagged-only', a, b], ['2']);
+  const bad = run(['check', '--threads', '0', a]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--threads must be an integer >= 1/);
+});
+
+test('check run() in two threads takes in the worker part (not the one-thread fallback)', async () => {
+  const { Writable } = await import('node:stream');
+  const { prepare, run: runCheck } = await import(new URL('../node_modules/toolslice/cli/check.mjs', import.meta.url));
+  const toolslice = await import('toolslice');
+  const path = bigLines('otlp-collector-events.jsonl');
+  const sink = () => {
+    const kept = [];
+    return { kept, stream: new Writable({ write(chunk, _e, done) { kept.push(Buffer.from(chunk)); done(); } }) };
+  };
+  const check = async (args, prepared) => {
+    const out = sink();
+    const code = await runCheck(args, { toolslice, stdout: out.stream, stderr: sink().stream, prepared });
+    return { code, text: Buffer.concat(out.kept).toString() };
+  };
+  const args = ['--threads', '2', '--jsonl', path];
+  const prepared = prepare(args);
+  assert.equal(prepared.cuts.length, 3, 'one cut: two ranges');
+  const two = await check(args, prepared);
+  assert.equal(prepared.absorbed, 1, 'the worker part was absorbed');
+  // Started without `prepare`, the workers start in run() itself.
+  const late = await check(args, undefined);
+  const one = await check(['--threads', '1', '--jsonl', path], undefined);
+  assert.equal(two.code, one.code);
+  assert.ok(two.text === one.text && late.text === one.text, 'the reports differ');
+});
+
+test('PartReader and Checker.absorb: the API the CLI uses, and its refusals', async () => {
+  const { Checker, PartReader } = await import('toolslice');
+  const text = readFileSync(new URL('langfuse.jsonl', formats));
+  const cut = text.indexOf(10, text.length >> 1) + 1;
+  const whole = new Checker({ flaggedOnly: true });
+  whole.push(text);
+  const expected = whole.finish().toJSON();
+
+  const checker = new Checker({ flaggedOnly: true });
+  assert.equal(checker.lineFormat, undefined);
+  checker.push(text.subarray(0, cut));
+  assert.equal(checker.lineFormat, 'langfuse');
+  const reader = new PartReader(checker.lineFormat, { flaggedOnly: true });
+  reader.push(text.subarray(cut));
+  const part = reader.finish();
+  assert.ok(part instanceof Uint8Array && part.length > 0);
+  assert.throws(() => reader.finish(), { code: 'checker_finished' });
+  // Damaged: refused with a code, and nothing taken.
+  assert.throws(() => checker.absorb(part.subarray(0, part.length - 1)), { code: 'part_refused' });
+  checker.absorb(part);
+  assert.equal(checker.bytesRead, text.length);
+  assert.deepEqual(checker.finish().toJSON(), expected);
+
+  assert.throws(() => new PartReader('spans'), { code: 'invalid_argument' });
+  assert.throws(() => new PartReader('jaeger'), { code: 'unknown_format' });
+  // Inside a line: refused.
+  const mid = new Checker();
+  mid.push(text.subarray(0, cut - 2));
+  assert.throws(() => mid.absorb(part), { code: 'part_refused' });
+});
