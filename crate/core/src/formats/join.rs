@@ -97,7 +97,9 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
         .zip(&tool_trace)
         .filter_map(|(t, g)| Some(((*g)?, t.call_id.as_deref()?)))
         .collect();
-    crate::sort::sort(&mut tool_ids);
+    crate::sort::sort_by(&mut tool_ids, |a, b| {
+        a.0.cmp(&b.0).then_with(|| str_cmp(a.1, b.1))
+    });
     tool_ids.dedup();
     // Per trace, what makes "the later model calls of a tool" a pair of ranges of its time
     // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
@@ -258,6 +260,20 @@ struct TraceGroups<'a> {
     ids: Vec<Option<&'a str>>,
 }
 
+/// `str` order a word at a time ([`crate::bytes::cmp`]): in wasm, `str::cmp` is a
+/// byte-by-byte `memcmp`, and the ids are sorted and searched tens of thousands of times.
+fn str_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    crate::bytes::cmp(a.as_bytes(), b.as_bytes())
+}
+
+/// `Option<&str>` order (`None` first) by [`str_cmp`].
+fn opt_cmp(a: Option<&str>, b: Option<&str>) -> std::cmp::Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => str_cmp(a, b),
+        (a, b) => a.is_some().cmp(&b.is_some()),
+    }
+}
+
 #[inline(always)]
 fn same(a: Option<&str>, b: Option<&str>) -> bool {
     match (a, b) {
@@ -277,11 +293,13 @@ impl<'a> TraceGroups<'a> {
             }
         }
         let mut ids: Vec<Option<&str>> = runs.iter().map(|r| r.0).collect();
-        crate::sort::sort(&mut ids);
+        crate::sort::sort_by(&mut ids, |a, b| opt_cmp(*a, *b));
         ids.dedup();
         let mut group = Vec::new();
         for (trace, n) in runs {
-            let g = ids.binary_search(&trace).unwrap_or_default() as u32;
+            let g = ids
+                .binary_search_by(|x| opt_cmp(*x, trace))
+                .unwrap_or_default() as u32;
             group.extend(std::iter::repeat_n(g, n));
         }
         TraceGroups { group, ids }
@@ -295,7 +313,7 @@ impl<'a> TraceGroups<'a> {
             if let Some(g) = last.filter(|&g| same(self.ids[g as usize], trace)) {
                 return Some(g);
             }
-            let g = self.ids.binary_search(&trace).ok()? as u32;
+            let g = self.ids.binary_search_by(|x| opt_cmp(*x, trace)).ok()? as u32;
             last = Some(g);
             Some(g)
         }
@@ -356,7 +374,7 @@ impl<'a> TraceIndex<'a> {
                         };
                         any = true;
                         // An id no tool call has is never asked for.
-                        if let Ok(g) = tool_ids.binary_search(&id) {
+                        if let Ok(g) = tool_ids.binary_search_by(|x| str_cmp(x, id)) {
                             if last[g] != p {
                                 last[g] = p;
                                 found.push((g, p, k));
@@ -435,7 +453,7 @@ impl<'a> TraceIndex<'a> {
     /// The positions (ascending) of the model calls whose captured input carries `id`, and
     /// beside each, the index of its first tool message with that id.
     fn carrying(&self, id: &str) -> (&[usize], &[usize]) {
-        match self.tool_ids.binary_search(&id) {
+        match self.tool_ids.binary_search_by(|x| str_cmp(x, id)) {
             Ok(g) => {
                 let range = self.starts[g]..self.starts[g + 1];
                 (&self.id_positions[range.clone()], &self.id_messages[range])

@@ -143,7 +143,13 @@ impl<'a> Attrs<'a> {
     }
 
     pub fn get(&self, key: &str) -> Option<&AttrValue<'a>> {
-        let i = self.sorted.binary_search_by(|(k, _)| (**k).cmp(key)).ok()?;
+        // Byte order a word at a time: `str::cmp` is a byte-by-byte `memcmp` in wasm, and a
+        // span's attributes are looked up a dozen times (`gen_ai.`, `llm.` keys share long
+        // prefixes).
+        let i = self
+            .sorted
+            .binary_search_by(|(k, _)| crate::bytes::cmp(k.as_bytes(), key.as_bytes()))
+            .ok()?;
         Some(&self.sorted[i].1)
     }
 
@@ -257,12 +263,16 @@ pub(crate) fn indexed<'s, 'a: 's>(
 fn sort_by_key_str<T>(items: &mut [T], key: impl Fn(&T) -> &str) {
     const SHORT: usize = 16;
     if items.len() > SHORT {
-        return crate::sort::sort_by(items, |a, b| key(a).cmp(key(b)));
+        return crate::sort::sort_by(items, |a, b| {
+            crate::bytes::cmp(key(a).as_bytes(), key(b).as_bytes())
+        });
     }
     for i in 1..items.len() {
         let mut j = i;
         // Strictly greater: an equal key never passes one given before it.
-        while j > 0 && key(&items[j - 1]) > key(&items[j]) {
+        while j > 0
+            && crate::bytes::cmp(key(&items[j - 1]).as_bytes(), key(&items[j]).as_bytes()).is_gt()
+        {
             items.swap(j - 1, j);
             j -= 1;
         }
