@@ -39,6 +39,11 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
     out
 }
 
+fn fixture(name: &str) -> Vec<u8> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats");
+    std::fs::read(dir.join(name)).unwrap()
+}
+
 /// Byte offsets just after each newline.
 fn line_ends(input: &[u8]) -> Vec<usize> {
     (0..input.len())
@@ -91,11 +96,7 @@ fn a_part_absorbed_at_any_line_gives_the_report_of_reading_in_order() {
 
 #[test]
 fn odd_lines_in_a_part_are_reported_as_in_order() {
-    let otlp = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/formats/otlp-collector-events.jsonl"),
-    )
-    .unwrap();
+    let otlp = fixture("otlp-collector-events.jsonl");
     let lines: Vec<&[u8]> = otlp
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
@@ -136,11 +137,7 @@ fn odd_lines_in_a_part_are_reported_as_in_order() {
 
 #[test]
 fn a_refused_part_changes_nothing() {
-    let input = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/formats/otlp-collector-events.jsonl"),
-    )
-    .unwrap();
+    let input = fixture("otlp-collector-events.jsonl");
     let options = CheckOptions::default();
     let whole = check_bytes(&input, options.clone());
     // After the third line (the second is empty): "inside a line" below is inside the third.

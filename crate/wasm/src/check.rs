@@ -348,19 +348,7 @@ impl Checker {
                 "invalid_argument",
             ));
         };
-        // One copy per window into a reused buffer: no allocation per chunk.
-        let len = bytes.length();
-        let mut start = 0;
-        while start < len {
-            let end = len.min(start + WINDOW as u32);
-            let n = (end - start) as usize;
-            if self.scratch.len() < n {
-                self.scratch.resize(n, 0);
-            }
-            bytes.subarray(start, end).copy_to(&mut self.scratch[..n]);
-            inner.push(&self.scratch[..n]);
-            start = end;
-        }
+        in_windows(&bytes, &mut self.scratch, |window| inner.push(window));
         Ok(())
     }
 
@@ -461,18 +449,7 @@ impl PartReader {
     /// Feeds the next bytes (a `Uint8Array`, split anywhere).
     pub fn push(&mut self, chunk: &Uint8Array) -> Result<(), JsValue> {
         let inner = self.inner.as_mut().ok_or_else(part_finished)?;
-        let len = chunk.length();
-        let mut start = 0;
-        while start < len {
-            let end = len.min(start + WINDOW as u32);
-            let n = (end - start) as usize;
-            if self.scratch.len() < n {
-                self.scratch.resize(n, 0);
-            }
-            chunk.subarray(start, end).copy_to(&mut self.scratch[..n]);
-            inner.push(&self.scratch[..n]);
-            start = end;
-        }
+        in_windows(chunk, &mut self.scratch, |window| inner.push(window));
         Ok(())
     }
 
@@ -486,6 +463,24 @@ impl PartReader {
 
 fn part_finished() -> JsValue {
     error_with_code("this PartReader has already finished", "checker_finished")
+}
+
+/// Hands `bytes` to `feed` a window at a time, each copied into the reused `scratch`: one
+/// copy per window and no allocation per chunk, and a 1 GiB chunk costs a window of the
+/// module's memory, not a gigabyte.
+fn in_windows(bytes: &Uint8Array, scratch: &mut Vec<u8>, mut feed: impl FnMut(&[u8])) {
+    let len = bytes.length();
+    let mut start = 0;
+    while start < len {
+        let end = len.min(start + WINDOW as u32);
+        let n = (end - start) as usize;
+        if scratch.len() < n {
+            scratch.resize(n, 0);
+        }
+        bytes.subarray(start, end).copy_to(&mut scratch[..n]);
+        feed(&scratch[..n]);
+        start = end;
+    }
 }
 
 /// Bytes of a chunk copied into the module at a time.
