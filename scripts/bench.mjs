@@ -264,50 +264,63 @@ function benchPeersCheck() {
 function benchPeersOtlp() {
   // Each trace format's fixture repeated to the same size, read by toolslice end to end and
   // parsed line by line by orjson and json.loads (issue 17: every trace format at least as
-  // fast as orjson per line).
+  // fast as orjson per line). Then OTLP at 300 MB, where the CLI reads with a worker thread
+  // per CPU by default, beside `--threads 1`.
   const inputs = [
     ['otlp-collector-events.jsonl', 'otlp', 'OTLP JSON, the Collector file exporter layout (one export request per line)'],
     ['langfuse.jsonl', 'langfuse', 'Langfuse observation export (one observation per line)'],
     ['openai-agents.jsonl', 'openai_agents', 'OpenAI Agents SDK trace export (one trace or span per line)'],
   ];
-  const target = quick ? 5e6 : 50e6;
   const threads = Math.min(availableParallelism(), 4);
   const rows = [];
-  for (const [name, format, what] of inputs) {
+  const inputOf = (name, target) => {
     const src = `${repo}/crate/core/tests/fixtures/formats/${name}`;
-    if (!existsSync(src)) continue;
+    if (!existsSync(src)) return null;
     const one = readFileSync(src, 'utf8');
     const path = `${out}/${name.replace(/\.jsonl$/, '')}-${target}.jsonl`;
     if (!existsSync(path) || statSync(path).size < target) {
       const body = one.endsWith('\n') ? one : one + '\n';
       writeFileSync(path, body.repeat(Math.ceil(target / body.length)));
     }
+    return path;
+  };
+  const measure = (what, format, path, toolsliceRuns, withJson) => {
     const size = mb(statSync(path).size);
-    // The CLI reads a trace file this large with a worker thread per CPU (at most 4), and
-    // with `--threads 1` in one thread: both rows, so the gain of the threads is on record.
-    const cmds = [
-      ['node', [`${repo}/pkg/cli.mjs`, 'check', '--format', format, '--flagged-only', path]],
-      ['node', [`${repo}/pkg/cli.mjs`, 'check', '--threads', '1', '--format', format, '--flagged-only', path]],
-    ];
-    const names = [
-      `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; ${threads} threads)`,
-      `\`toolslice check --threads 1 --format ${format} --flagged-only FILE\` (the same in one thread)`,
-    ];
-    for (const lib of ['orjson', 'json']) {
+    const cmds = toolsliceRuns.map(([args]) => ['node', [`${repo}/pkg/cli.mjs`, 'check', ...args, '--format', format, '--flagged-only', path]]);
+    const names = toolsliceRuns.map(([, name]) => name);
+    let floorAt = -1;
+    for (const lib of withJson ? ['orjson', 'json'] : ['orjson']) {
       if (!hasPython(lib)) { log(`peers: ${lib} is not installed; its row is skipped`); continue; }
+      if (lib === 'orjson') floorAt = cmds.length;
       cmds.push(['python3', [`${repo}/scripts/peers/json_lines.py`, lib, path]]);
       names.push(`\`${lib}.loads\` per line (parse only), CPython`);
     }
     log(`peers: ${format}, ${fmt(size)} MB`);
     const res = interleaved(cmds, quick ? 1 : 3);
-    const floor = res[2] ?? res[0];
+    const floor = res[floorAt] ?? res[0];
     rows.push(...res.map((r, i) => `| ${what}, ${fmt(size)} MB | ${names[i]} | ${r.s.toFixed(2)} s | ${fmt(size / r.s)} | ${fmt(r.rssMB)} MB | ${ratio(floor.s, r.s)} |`));
+  };
+  const target = quick ? 5e6 : 50e6;
+  for (const [name, format, what] of inputs) {
+    const path = inputOf(name, target);
+    if (!path) continue;
+    measure(what, format, path, [[[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB)`]], true);
+  }
+  if (!quick) {
+    const [name, format, what] = inputs[0];
+    const path = inputOf(name, 300e6);
+    if (path) {
+      measure(what, format, path, [
+        [[], `\`toolslice check --format ${format} --flagged-only FILE\` (${threads} threads)`],
+        [['--threads', '1'], `\`toolslice check --threads 1 --format ${format} --flagged-only FILE\` (one thread)`],
+      ], false);
+    }
   }
   if (!rows.length) return;
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB. Whole processes, cold, interleaved; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies, by default in ${threads} threads (this machine's CPUs, at most 4: a worker per later range of lines, see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
+      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB. Whole processes, cold, interleaved; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
       '',
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 const bin = fileURLToPath(new URL('../node_modules/.bin/toolslice', import.meta.url));
 const formats = new URL('../../crate/core/tests/fixtures/formats/', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'toolslice-threads-'));
-// Above the size from which the CLI splits a file (16 MB).
+// Above the size from which the CLI splits a file when --threads is given (4 MB), below
+// the default's (64 MB).
 const SIZE = 18e6;
 
 const run = (args) => spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
@@ -99,6 +100,8 @@ test('check run() in two threads takes in the worker part (not the one-thread fa
     const code = await runCheck(args, { toolslice, stdout: out.stream, stderr: sink().stream, prepared });
     return { code, text: Buffer.concat(out.kept).toString() };
   };
+  // Without --threads, a file below 64 MB is read in one thread.
+  assert.equal(prepare(['--jsonl', path]), null);
   const args = ['--threads', '2', '--jsonl', path];
   const prepared = prepare(args);
   assert.equal(prepared.cuts.length, 3, 'one cut: two ranges');
