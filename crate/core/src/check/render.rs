@@ -148,7 +148,6 @@ pub fn table_tail(report: &Report) -> String {
         }
     }
     out.push_str(&notes);
-    drop(notes);
     if report.read_as.is_some() {
         // Trace formats skip every span that is not a tool call: one line per reason.
         let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();

@@ -18,10 +18,10 @@
 
 use super::content::{Content, Syntax};
 use super::model::{Captured, ModelCall, SpanRef, Times, ToolCall, ToolMessage};
-use super::reader::json_line;
+use super::reader::{finish_json_lines, push_json_lines};
 use super::{Collector, Format, Sink};
 use crate::hash::Digest;
-use crate::lines::{LineSplitter, Piece};
+use crate::lines::LineSplitter;
 use crate::record::{Provenance, ReadAs};
 use crate::span::{InvalidKind, SpanRecord, SpanView};
 
@@ -47,7 +47,8 @@ pub struct PartReader {
     format: Format,
     lines: LineSplitter,
     /// Lines of the part, numbered from 2: no line of a part is the input's first, whose
-    /// byte-order mark is stripped (see `json_line`). [`Part::replay`] takes the 1 back.
+    /// byte-order mark is stripped (see `reader::json_line`). [`Part::replay`] takes the 1
+    /// back.
     line_no: u64,
     collector: Collector,
     events: Recording,
@@ -69,41 +70,26 @@ impl PartReader {
     }
 
     pub fn push(&mut self, chunk: &[u8]) {
-        let PartReader {
-            format,
-            lines,
-            line_no,
-            collector,
-            events,
-            bytes,
-        } = self;
-        *bytes += chunk.len() as u64;
-        let limit = lines.limit();
-        lines.push(chunk, |piece| {
-            *line_no += 1;
-            match piece {
-                Piece::Line(line) => json_line(*format, *line_no, line, collector, events),
-                Piece::TooLong(len) => super::reader::too_large(events, *line_no, len, limit),
-            }
-        });
+        self.bytes += chunk.len() as u64;
+        push_json_lines(
+            &mut self.lines,
+            self.format,
+            &mut self.line_no,
+            chunk,
+            &mut self.collector,
+            &mut self.events,
+        );
     }
 
     /// The encoded part: every line read, the last one even without a newline.
     pub fn finish(mut self) -> Vec<u8> {
-        let limit = self.lines.limit();
-        if let Some(last) = std::mem::take(&mut self.lines).finish() {
-            self.line_no += 1;
-            match last {
-                Ok(last) => json_line(
-                    self.format,
-                    self.line_no,
-                    &last,
-                    &mut self.collector,
-                    &mut self.events,
-                ),
-                Err(len) => super::reader::too_large(&mut self.events, self.line_no, len, limit),
-            }
-        }
+        finish_json_lines(
+            std::mem::take(&mut self.lines),
+            self.format,
+            &mut self.line_no,
+            &mut self.collector,
+            &mut self.events,
+        );
         let part = Part {
             format: self.format,
             lines: self.line_no - 1,
@@ -240,7 +226,9 @@ impl Sink for Recording {
         let e = &mut self.events;
         e.u64(2);
         e.u64(line);
-        e.u64(INVALID_KINDS.iter().position(|k| *k == kind).unwrap_or(0) as u64);
+        // By discriminant: a kind added later and missing from INVALID_KINDS makes the part
+        // refused when read back, never read as another kind.
+        e.u64(kind as u64);
         e.str(&error);
     }
     fn blank(&mut self) {
@@ -284,6 +272,7 @@ const STATIC_NAMES: [&str; 6] = [
     "openai_agents",
 ];
 
+/// Each kind at its discriminant (a test checks the order).
 const INVALID_KINDS: [InvalidKind; 7] = [
     InvalidKind::NotUtf8,
     InvalidKind::Binary,
@@ -670,5 +659,17 @@ impl<'a> Decoder<'a> {
             }),
             _ => return Err(self.bad("captured")),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_kinds_sit_at_their_discriminants() {
+        for (i, kind) in INVALID_KINDS.iter().enumerate() {
+            assert_eq!(*kind as usize, i, "{kind:?}");
+        }
     }
 }

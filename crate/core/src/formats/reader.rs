@@ -173,14 +173,7 @@ impl Reader {
                 format,
                 collector,
             } => {
-                lines.push(chunk, |piece| {
-                    *line_no += 1;
-                    match piece {
-                        Piece::Line(line) => json_line(*format, *line_no, line, collector, sink),
-                        Piece::TooLong(len) => too_large(sink, *line_no, len, limit),
-                    }
-                });
-                return;
+                return push_json_lines(lines, *format, line_no, chunk, collector, sink);
             }
             State::Document { buf, dropped } => {
                 if let Some(len) = dropped {
@@ -329,13 +322,7 @@ impl Reader {
                 format,
                 mut collector,
             } => {
-                if let Some(last) = lines.finish() {
-                    self.line_no += 1;
-                    match last {
-                        Ok(last) => json_line(format, self.line_no, &last, &mut collector, sink),
-                        Err(len) => too_large(sink, self.line_no, len, self.line_limit),
-                    }
-                }
+                finish_json_lines(lines, format, &mut self.line_no, &mut collector, sink);
                 let conventions = collector.finish(sink);
                 sink.set_format(
                     format.as_str(),
@@ -431,7 +418,7 @@ fn first_nonblank_line<'a>(
 
 /// A line longer than the reader holds: reported, never buffered.
 #[cold]
-pub(super) fn too_large<S: Sink + ?Sized>(sink: &mut S, line_no: u64, len: u64, limit: usize) {
+fn too_large<S: Sink + ?Sized>(sink: &mut S, line_no: u64, len: u64, limit: usize) {
     let why = format!(
         "line is {len} bytes, more than the {limit} bytes a line may hold; it was not read"
     );
@@ -477,7 +464,45 @@ fn nameless<S: Sink>(sink: &mut S, line_no: u64, line: &[u8], record: &mut SpanV
     }
 }
 
-pub(super) fn json_line(
+/// The lines a chunk completes, one trace-format value each (`line_no` counts them): the
+/// line layouts' reading, here and in a [`super::PartReader`].
+pub(super) fn push_json_lines(
+    lines: &mut LineSplitter,
+    format: Format,
+    line_no: &mut u64,
+    chunk: &[u8],
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) {
+    let limit = lines.limit();
+    lines.push(chunk, |piece| {
+        *line_no += 1;
+        match piece {
+            Piece::Line(line) => json_line(format, *line_no, line, collector, sink),
+            Piece::TooLong(len) => too_large(sink, *line_no, len, limit),
+        }
+    });
+}
+
+/// The last line of a line layout, when the input did not end with a newline.
+pub(super) fn finish_json_lines(
+    lines: LineSplitter,
+    format: Format,
+    line_no: &mut u64,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) {
+    let limit = lines.limit();
+    if let Some(last) = lines.finish() {
+        *line_no += 1;
+        match last {
+            Ok(last) => json_line(format, *line_no, &last, collector, sink),
+            Err(len) => too_large(sink, *line_no, len, limit),
+        }
+    }
+}
+
+fn json_line(
     format: Format,
     line_no: u64,
     line: &[u8],
