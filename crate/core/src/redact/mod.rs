@@ -385,20 +385,47 @@ fn merge(mut found: Vec<Finding>) -> Vec<Finding> {
     out
 }
 
-/// The placeholders already in a text (`[REDACTED:rule]`), as sorted byte ranges.
-fn placeholders(s: &[u8]) -> Vec<[usize; 2]> {
-    const OPEN: &[u8] = b"[REDACTED:";
-    memchr::memmem::find_iter(s, OPEN)
-        .filter_map(|p| {
-            let name = p + OPEN.len();
-            let len = s[name..]
-                .iter()
-                .take(48)
-                .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || **b == b'_')
-                .count();
-            (len > 0 && s.get(name + len) == Some(&b']')).then_some([p, name + len + 1])
-        })
-        .collect()
+/// The opening of a placeholder; the rule name and `]` follow.
+const OPEN: &[u8] = b"[REDACTED:";
+/// The longest placeholder: the opening, a rule name of at most 48 bytes, and `]`.
+const PLACEHOLDER_MAX: usize = OPEN.len() + 48 + 1;
+
+/// The placeholder (`[REDACTED:rule]`) starting at `p`, where `s[p..]` begins with [`OPEN`]:
+/// its byte range, if a rule name and `]` follow.
+fn placeholder_at(s: &[u8], p: usize) -> Option<[usize; 2]> {
+    let name = p + OPEN.len();
+    let len = s[name..]
+        .iter()
+        .take(48)
+        .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || **b == b'_')
+        .count();
+    (len > 0 && s.get(name + len) == Some(&b']')).then_some([p, name + len + 1])
+}
+
+/// The placeholders already in a text that overlap a finding, as sorted byte ranges. Only
+/// the stretches around the findings are searched: a placeholder that overlaps a finding
+/// starts less than [`PLACEHOLDER_MAX`] bytes before it, and on a 4 MiB log with a few
+/// hundred findings a search of the whole text was most of this step.
+fn placeholders(s: &[u8], found: &[Finding]) -> Vec<[usize; 2]> {
+    let finder = memchr::memmem::Finder::new(OPEN);
+    let mut marks = Vec::new();
+    // Where the search has reached: stretches never overlap, so no mark is found twice.
+    let mut searched = 0;
+    for f in found {
+        let lo = f.start.saturating_sub(PLACEHOLDER_MAX - 1).max(searched);
+        if lo >= f.end {
+            continue;
+        }
+        // Openings that start before the finding's end, read whole.
+        let hi = (f.end + OPEN.len() - 1).min(s.len());
+        marks.extend(
+            finder
+                .find_iter(&s[lo..hi])
+                .filter_map(|p| placeholder_at(s, lo + p)),
+        );
+        searched = f.end;
+    }
+    marks
 }
 
 /// Drops the findings that hold nothing but placeholders already in the text and
@@ -406,9 +433,9 @@ fn placeholders(s: &[u8]) -> Vec<[usize; 2]> {
 /// nothing (`pass=-:[REDACTED:url_password]` stays as it is; found by the redact fuzz
 /// target). A finding with anything else in it (a letter, a digit, any non-ASCII byte)
 /// keeps its whole span, so a secret written next to a placeholder is still replaced.
-/// Linear: one substring search, then one walk over both sorted lists.
+/// Linear: a substring search around each finding, then one walk over both sorted lists.
 fn without_placeholder_only(s: &[u8], found: Vec<Finding>) -> Vec<Finding> {
-    let marks = placeholders(s);
+    let marks = placeholders(s, &found);
     if marks.is_empty() {
         return found;
     }
@@ -649,5 +676,62 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(err.code(), "invalid_policy");
+    }
+
+    /// The windowed search finds every placeholder a search of the whole text finds that
+    /// overlaps a finding, for findings at every position around placeholders of every name
+    /// length (the longest placeholder starts furthest before a finding it overlaps).
+    #[test]
+    fn placeholder_windows_match_a_whole_text_search() {
+        let text = format!(
+            "ab [REDACTED:github_token] cd [REDACTED:{}]ef[REDACTED:x][REDACTED:{}] [REDACTED:",
+            "x".repeat(48),
+            "y".repeat(49)
+        );
+        let s = text.as_bytes();
+        let all: Vec<[usize; 2]> = memchr::memmem::find_iter(s, OPEN)
+            .filter_map(|p| placeholder_at(s, p))
+            .collect();
+        assert_eq!(all.len(), 3);
+        let f = |start, end| Finding {
+            start,
+            end,
+            rule: Rule::SecretField,
+            wrap: None,
+        };
+        let check = |found: &[Finding]| {
+            let windowed = placeholders(s, found);
+            let want: Vec<[usize; 2]> = (all.iter().copied())
+                .filter(|m| found.iter().any(|f| m[0] < f.end && f.start < m[1]))
+                .collect();
+            for m in &want {
+                assert!(windowed.contains(m), "{m:?} missed for {found:?}");
+            }
+            assert!(windowed.iter().all(|m| all.contains(m)), "{found:?}");
+            assert!(windowed.windows(2).all(|w| w[0][1] <= w[1][0]), "{found:?}");
+        };
+        let n = s.len();
+        for a in 0..n {
+            for b in a + 1..=n {
+                check(&[f(a, b)]);
+            }
+        }
+        for a in (0..n).step_by(3) {
+            for b in (a + 1..n).step_by(5) {
+                for c in (b..n).step_by(7) {
+                    check(&[f(a, b), f(c, (c + 4).min(n))]);
+                }
+            }
+        }
+        // And the redaction of texts holding placeholders is unchanged by a second pass.
+        let r = Redactor::default();
+        for t in [
+            format!("password=[REDACTED:{}]", "x".repeat(48)),
+            "secret=-:[REDACTED:url_password]".to_string(),
+            format!("key: [REDACTED:github_token]{GH} {GH}[REDACTED:a]"),
+        ] {
+            let once = r.text(&t).text;
+            assert_eq!(r.text(&once).text, once, "{t:?}");
+        }
     }
 }
