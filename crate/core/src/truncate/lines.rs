@@ -179,28 +179,59 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     x.remainder() == y.remainder()
 }
 
+/// The indices of the lines that meet `a..b`: those ending after `a` and starting before
+/// `b` (for an empty range, the line with `a` strictly inside). Two binary searches, since
+/// the lines tile the text in order.
+pub(crate) fn lines_meeting(lines: &[Line], a: usize, b: usize) -> std::ops::Range<usize> {
+    let first = lines.partition_point(|l| l.end <= a);
+    let last = first + lines[first..].partition_point(|l| l.start < b);
+    first..last
+}
+
 /// `(omitted_lines, partial_lines)`: lines none of whose bytes are kept, and lines of which
-/// some but not all bytes are kept. `kept` must be sorted and disjoint.
+/// some but not all bytes are kept. `kept` must be sorted and disjoint. Only the lines the
+/// kept ranges meet are visited (found by binary search): a cut of a long log keeps a few
+/// hundred of its lines, and a walk over all of them was most of finishing a cut.
 pub(crate) fn line_accounting(lines: &[Line], kept: &[[usize; 2]]) -> (usize, usize) {
+    let mut touched = 0;
+    let mut partial = 0;
+    // The line whose coverage is being summed (ranges meet it in order), and its sum.
+    let mut current: Option<(usize, usize)> = None;
+    let mut close = |line: usize, covered: usize| {
+        touched += 1;
+        if covered < lines[line].len() {
+            partial += 1;
+        }
+    };
+    for r in kept.iter().filter(|r| r[0] < r[1]) {
+        for i in lines_meeting(lines, r[0], r[1]) {
+            let l = &lines[i];
+            let covered = r[1].min(l.end) - r[0].max(l.start);
+            current = match current {
+                Some((j, sum)) if j == i => Some((i, sum + covered)),
+                Some((j, sum)) => {
+                    close(j, sum);
+                    Some((i, covered))
+                }
+                None => Some((i, covered)),
+            };
+        }
+    }
+    if let Some((j, sum)) = current {
+        close(j, sum);
+    }
+    (lines.len() - touched, partial)
+}
+
+/// The definition [`line_accounting`] must agree with: every line, every range.
+#[cfg(test)]
+fn line_accounting_walk(lines: &[Line], kept: &[[usize; 2]]) -> (usize, usize) {
     let mut omitted = 0;
     let mut partial = 0;
-    let mut k = 0;
     for line in lines {
-        while k < kept.len() && kept[k][1] <= line.start {
-            k += 1;
-        }
-        // Bytes of this line covered by kept ranges starting at k.
-        let mut covered = 0;
-        let mut j = k;
-        while j < kept.len() && kept[j][0] < line.end {
-            let lo = kept[j][0].max(line.start);
-            let hi = kept[j][1].min(line.end);
-            covered += hi - lo;
-            if kept[j][1] > line.end {
-                break;
-            }
-            j += 1;
-        }
+        let covered: usize = (kept.iter())
+            .map(|r| r[1].min(line.end).saturating_sub(r[0].max(line.start)))
+            .sum();
         if covered == 0 {
             omitted += 1;
         } else if covered < line.len() {
@@ -300,5 +331,37 @@ mod tests {
         assert_eq!(line_accounting(&lines, &[[0, 9]]), (0, 0));
         assert_eq!(line_accounting(&lines, &[[0, 3], [7, 9]]), (1, 1));
         assert_eq!(line_accounting(&lines, &[[1, 2], [4, 5]]), (1, 2));
+    }
+
+    /// Visiting only the lines the kept ranges meet counts what a walk over every line
+    /// counts, for every set of up to two ranges over a text with empty, long and
+    /// unterminated lines.
+    #[test]
+    fn accounting_by_search_matches_the_walk() {
+        for text in ["a\n\nbcd\r\nef\n\n\nghij", "x", "\n\n\n", "ab\ncd\n"] {
+            let lines = split_lines(text);
+            let n = text.len();
+            let mut ranges = vec![];
+            for a in 0..=n {
+                for b in a..=n {
+                    ranges.push([a, b]);
+                }
+            }
+            for r in &ranges {
+                assert_eq!(
+                    line_accounting(&lines, &[*r]),
+                    line_accounting_walk(&lines, &[*r]),
+                    "{text:?} {r:?}"
+                );
+                for q in ranges.iter().filter(|q| q[0] >= r[1]) {
+                    let kept = [*r, *q];
+                    assert_eq!(
+                        line_accounting(&lines, &kept),
+                        line_accounting_walk(&lines, &kept),
+                        "{text:?} {kept:?}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -671,23 +671,24 @@ fn first_gap(kept: &[[usize; 2]], len: usize) -> Option<usize> {
 /// Error lines shown: any of their bytes kept, or represented by a shown repeat.
 fn line_errors(ctx: &Ctx, kept: &[[usize; 2]], represented: &[(usize, usize)]) -> ErrorLines {
     let flags = ctx.error_flags();
-    let mut shown = vec![false; ctx.lines.len()];
-    let mut k = 0;
-    for (i, line) in ctx.lines.iter().enumerate() {
-        while k < kept.len() && kept[k][1] <= line.start {
-            k += 1;
-        }
-        if k < kept.len() && kept[k][0] < line.end {
-            shown[i] = true;
-        }
-    }
-    for &(a, b) in represented {
-        for s in &mut shown[a..=b] {
-            *s = true;
-        }
-    }
     let total = flags.iter().filter(|&&f| f).count();
-    let kept_n = flags.iter().zip(&shown).filter(|(&f, &s)| f && s).count();
+    // The shown lines: those a kept range meets (found by binary search, not by a walk over
+    // every line), and those a kept unit stands for. Their index ranges, merged in order.
+    let mut shown: Vec<std::ops::Range<usize>> = (kept.iter())
+        .map(|r| lines::lines_meeting(&ctx.lines, r[0], r[1]))
+        .chain(represented.iter().map(|&(a, b)| a..b + 1))
+        .filter(|r| !r.is_empty())
+        .collect();
+    shown.sort_unstable_by_key(|r| r.start);
+    let mut kept_n = 0;
+    let mut done = 0;
+    for r in shown {
+        let from = r.start.max(done);
+        if from < r.end {
+            kept_n += flags[from..r.end].iter().filter(|&&f| f).count();
+            done = r.end;
+        }
+    }
     ErrorLines {
         total,
         kept: kept_n,
