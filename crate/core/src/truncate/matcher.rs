@@ -259,26 +259,66 @@ fn matches_candidate(hay: &[u8], i: usize, start: bool) -> bool {
 
 /// The same scan with wasm SIMD: byte classes of sixteen bytes by vector compares, one
 /// `bitmask` each, then the same candidates and checks as the word-at-a-time scan (which
-/// finishes the last fifteen bytes). In wasm the `u64` bit tricks are the largest part of
+/// finishes the last seventeen bytes). In wasm the `u64` bit tricks are the largest part of
 /// truncating a long log; the vector form does the same in a quarter of the instructions.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
     use core::arch::wasm32::*;
 
-    /// `FIRSTS[k][n]`: 0x80 when the letter whose low five bits are `16 * k + n` starts
-    /// some keyword (see `keywords`); a swizzle index of 16 or more reads 0.
-    const FIRSTS: [v128; 2] = {
-        let mut t = [[0u8; 16]; 2];
-        let mut b = b'a';
-        while b <= b'z' {
-            if !super::keywords(b).is_empty() {
-                let i = (b & 0x1f) as usize;
-                t[i / 16][i % 16] = 0x80;
+    /// The keywords' first letters in eight buckets, one bit each: a position passes when
+    /// its first three bytes all allow one bucket. Letters with many prefixes get a bucket
+    /// of their own (`c`, `e`, `u`), the others share by twos.
+    const BUCKETS: [&[u8]; 8] = [b"c", b"e", b"u", b"ad", b"fk", b"no", b"pr", b"st"];
+
+    /// `TABLES[k]`, for byte `k` of a position (0, 1, 2): for each low-five-bit value, the
+    /// buckets some keyword prefix (`PREFIXES`, which holds `returned`) allows there. The low
+    /// five bits are those of the lower case letter too, so the test is case-insensitive; a
+    /// digit or punctuation byte shares its bits with a letter and passes where that letter
+    /// does, a superset the exact check narrows.
+    const TABLES: [[v128; 2]; 3] = {
+        let mut t = [[[0u8; 16]; 2]; 3];
+        let mut b = 0;
+        while b < BUCKETS.len() {
+            let mut l = 0;
+            while l < BUCKETS[b].len() {
+                let row = &super::PREFIXES[(BUCKETS[b][l] & 31) as usize];
+                let mut slot = 0;
+                while slot < row.len() {
+                    let (value, mask) = row[slot];
+                    if mask != 0 {
+                        let mut k = 0;
+                        while k < 3 {
+                            let i = ((value >> (8 * k)) & 31) as usize;
+                            t[k][i / 16][i % 16] |= 1 << b;
+                            k += 1;
+                        }
+                    }
+                    slot += 1;
+                }
+                l += 1;
             }
             b += 1;
         }
-        [vector(t[0]), vector(t[1])]
+        let zero = vector([0; 16]);
+        let mut out = [[zero; 2]; 3];
+        let mut k = 0;
+        while k < 3 {
+            out[k] = [vector(t[k][0]), vector(t[k][1])];
+            k += 1;
+        }
+        out
     };
+
+    /// The buckets `TABLES[k]` allows for each byte of `v`.
+    #[inline(always)]
+    fn buckets(table: &[v128; 2], v: v128) -> v128 {
+        // A swizzle index of 16 or more reads 0: the two halves, each read by its own range.
+        let idx = v128_and(v, u8x16_splat(0x1f));
+        v128_or(
+            i8x16_swizzle(table[0], idx),
+            i8x16_swizzle(table[1], u8x16_sub(idx, u8x16_splat(16))),
+        )
+    }
 
     const fn vector(t: [u8; 16]) -> v128 {
         u8x16(
@@ -296,9 +336,18 @@ mod simd {
         mut after_word: bool,
     ) -> Result<usize, (usize, bool)> {
         let mut base = from;
-        while let Some(chunk) = hay.get(base..base + 16) {
-            // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment requirement.
-            let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+        // Eighteen bytes: each position's first three are read.
+        while let Some(chunk) = hay.get(base..base + 18) {
+            // SAFETY: `chunk` is 18 readable bytes: the loads read bytes 0-15, 1-16 and 2-17;
+            // v128_load has no alignment requirement.
+            let (v, v1, v2) = unsafe {
+                let p = chunk.as_ptr();
+                (
+                    v128_load(p as *const v128),
+                    v128_load(p.add(1) as *const v128),
+                    v128_load(p.add(2) as *const v128),
+                )
+            };
             // Bytes at or above 0x80 fall outside every range below once shifted.
             let lower = v128_or(v, u8x16_splat(0x20));
             let letter = u8x16_lt(u8x16_sub(lower, u8x16_splat(b'a')), u8x16_splat(26));
@@ -307,14 +356,14 @@ mod simd {
             let word = u32::from(u8x16_bitmask(v128_or(letter, v128_or(digit, under))));
             let letter = u32::from(u8x16_bitmask(letter));
             let caps = u32::from(u8x16_bitmask(u8x16_eq(v, u8x16_splat(b'E'))));
-            // Only a letter that begins some keyword (either case) can start a match: the
-            // other word starts (`with`, `in`, `v1.2`, `build` ...) are no candidates.
-            let idx = v128_and(lower, u8x16_splat(0x1f));
-            let first = v128_or(
-                i8x16_swizzle(FIRSTS[0], idx),
-                i8x16_swizzle(FIRSTS[1], u8x16_sub(idx, u8x16_splat(16))),
+            // Only a position whose first three bytes may begin some keyword can start a
+            // match: the other word starts (`Compiling`, `crate`, `with`, `v1.2` ...) are no
+            // candidates. Checked one by one, they were most of this scan on a build log.
+            let shared = v128_and(
+                buckets(&TABLES[0], v),
+                v128_and(buckets(&TABLES[1], v1), buckets(&TABLES[2], v2)),
             );
-            let first = u32::from(u8x16_bitmask(first));
+            let first = !u32::from(u8x16_bitmask(u8x16_eq(shared, u8x16_splat(0)))) & 0xFFFF;
             let before = (word << 1) | u32::from(after_word);
             after_word = word & 0x8000 != 0;
             let starts = letter & !before & first;
