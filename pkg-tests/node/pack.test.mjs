@@ -35,6 +35,36 @@ test('pack: small round-trip, huge flagged, token redacted, receipt id kept', ()
   assert.equal(packed.envelope.outcome.receipt_id, 'rcpt_42');
 });
 
+test('pack: many receipts come back as the same objects as a few, in the same places', () => {
+  // From eight receipts on the binding hands them over as one JSON text; the result must
+  // not tell: same keys in the same order, same values, receipts between span and shape.
+  const line = (i) => `step ${i}: export GITHUB_TOKEN=${GH}\nfrom mail bob${i}@example.com with password=hunter${i}22\n`;
+  const many = Array.from({ length: 40 }, (_, i) => line(i)).join('');
+  const few = line(0);
+  const opts = { limit: 400, redact: { emails: true } };
+  const a = toolslice.pack({ tool: 'sh', callId: 'm', text: many, exitCode: 0 }, opts);
+  const b = toolslice.pack({ tool: 'sh', callId: 'm', text: few, exitCode: 0 }, opts);
+  assert.ok(a.receipts.length >= 8 * 3, `${a.receipts.length} receipts`);
+  assert.ok(b.receipts.length < 8, `${b.receipts.length} receipts`);
+  assert.deepEqual(Object.keys(a), Object.keys(b));
+  assert.deepEqual(Object.keys(a).slice(0, 4), ['envelope', 'span', 'receipts', 'shape']);
+  // The first line's receipts are the same in both, key for key, value for value.
+  assert.deepEqual(a.receipts.slice(0, b.receipts.length), b.receipts);
+  for (const r of a.receipts) {
+    assert.deepEqual(Object.keys(r), Object.keys(b.receipts[0]));
+    assert.equal(typeof r.offset, 'number');
+    assert.equal(Object.getPrototypeOf(r), Object.prototype);
+  }
+  assert.deepEqual(
+    [...new Set(a.receipts.map((r) => r.rule_id))].sort(),
+    [...new Set(b.receipts.map((r) => r.rule_id))].sort(),
+  );
+  // The stored page record still rides along (set after the receipts).
+  const stored = toolslice.pack({ tool: 'sh', callId: 's', text: many }, { ...opts, returnStored: true });
+  assert.ok(stored.receipts.length >= 8);
+  assert.equal(stored.stored.id, 's');
+});
+
 test('getMore pages from the module store and from a Map', () => {
   const text = Array.from({ length: 200 }, (_, i) => `row ${i}`).join('\n');
   const first = toolslice.pack({ tool: 'rows', callId: 'p1', text }, { limit: 300, pageBytes: 400 });

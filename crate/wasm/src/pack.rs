@@ -535,8 +535,32 @@ fn parse_input(input: &JsPackInput) -> Result<ToolResult, JsValue> {
     })
 }
 
-fn result_to_js(packed: &Packed) -> Result<JsPackResult, JsValue> {
-    Ok(super::to_js_json(packed)?.unchecked_into())
+/// From this many receipts on, they reach JS as one JSON text for `JSON.parse`.
+const RECEIPTS_AS_JSON: usize = 8;
+
+/// The result as a JS object. Its receipts, when there are many, are written as one JSON
+/// text and parsed by the engine: a pack that redacted hundreds of secrets has as many, and
+/// building them field by field crossed the boundary some ten times per receipt (a call per
+/// property, a decode per string); on a 4 MiB log with 727 receipts the parse took less
+/// than half that time. For a few receipts the direct way is cheaper (a whole small result
+/// as JSON measured 9% more instructions). Either way the objects are the same (plain
+/// objects with the same keys in the same order).
+fn result_to_js(mut packed: Packed) -> Result<JsPackResult, JsValue> {
+    if packed.receipts.len() < RECEIPTS_AS_JSON {
+        return Ok(super::to_js_json(&packed)?.unchecked_into());
+    }
+    let serialize = |e: serde_json::Error| error_with_code(&e.to_string(), "serialize");
+    let receipts = serde_json::to_string(&packed.receipts).map_err(serialize)?;
+    // The rest with an empty list in the receipts' place, which the parsed list then takes
+    // (an existing key keeps its position).
+    packed.receipts = Vec::new();
+    let out = super::to_js_json(&packed)?;
+    js_sys::Reflect::set(
+        &out,
+        &JsValue::from_str("receipts"),
+        &js_sys::JSON::parse(&receipts)?,
+    )?;
+    Ok(out.unchecked_into())
 }
 
 /// A caller's `Map`-like object as the core's [`PageStore`]: it holds page records
@@ -612,7 +636,7 @@ pub fn pack(input: &JsPackInput, options: Option<JsPackOptions>) -> Result<JsPac
     let stored = keep(&mut packed, &parsed)?;
     // JavaScript slices its strings in UTF-16 units.
     packed.cut = (packed.cut.take()).map(|c| c.into_utf16_offsets(&packed.envelope.content));
-    let out = result_to_js(&packed)?;
+    let out = result_to_js(packed)?;
     if let Some(value) = stored {
         js_sys::Reflect::set(&out, &JsValue::from_str("stored"), &value)?;
     }
@@ -700,7 +724,7 @@ pub fn get_more(
         Some(store) => pack::get_more_in(&JsPageStore(store), id, offset, &call_id, &parsed.opts),
     }
     .map_err(into_error)?;
-    result_to_js(&packed)
+    result_to_js(packed)
 }
 
 /// A page of a page record (`result.stored.record` of a `returnStored` pack, read back from
@@ -728,7 +752,7 @@ pub fn get_more_from(
         &parsed.opts,
     )
     .map_err(into_error)?;
-    result_to_js(&packed)
+    result_to_js(packed)
 }
 
 fn offset_of(offset: f64) -> Result<u64, JsValue> {
@@ -861,7 +885,7 @@ impl StreamPacker {
             .finish(exit_code, timed_out.unwrap_or(false))
             .map_err(into_error)?;
         let stored = keep(&mut packed, &self.parsed)?;
-        let out = result_to_js(&packed)?;
+        let out = result_to_js(packed)?;
         if let Some(value) = stored {
             js_sys::Reflect::set(&out, &JsValue::from_str("stored"), &value)?;
         }
