@@ -366,7 +366,11 @@ fn receipt(path: &str, rule: Rule, original_len: usize, offset: Option<usize>) -
 /// rule the most specific (lowest in [`Rule`] order). Ranges are widened to UTF-8
 /// boundaries (never narrowed: a wider cut cannot leak).
 fn merge(mut found: Vec<Finding>) -> Vec<Finding> {
-    crate::sort::sort_by_key(&mut found, |f| (f.start, std::cmp::Reverse(f.end), f.rule));
+    let key = |f: &Finding| (f.start, std::cmp::Reverse(f.end), f.rule);
+    // The scan finds them in text order; only the decoded views' findings come after.
+    if !found.is_sorted_by_key(key) {
+        crate::sort::sort_by_key(&mut found, key);
+    }
     let mut out: Vec<Finding> = Vec::with_capacity(found.len());
     for f in found {
         match out.last_mut() {
