@@ -619,7 +619,7 @@ async function benchPack() {
   const timeOnce = (fn) => { const t = performance.now(); fn(); return (performance.now() - t) / 1000; };
   const packBig = () => toolslice.pack({ tool: 'shell', callId: 'f', text: bigText, exitCode: 1 }, { limit: 8192 });
   const rounds = { pack: [], sha: [], hw: [], ratio: [] };
-  for (let r = -2; r < (quick ? 3 : 15); r++) {
+  for (let r = -2; r < (quick ? 3 : 31); r++) {
     const p = timeOnce(packBig);
     const s = timeOnce(() => toolslice.sha256(bigBytes));
     const h = hasher ? timeOnce(() => hasher.init().update(bigBytes).digest('binary')) : null;
