@@ -336,9 +336,9 @@ fn mark_around(text: &[u8], p: usize) -> bool {
 /// The marks in one pass, sixteen positions a step. In wasm, memmem's vector search works
 /// well for marks with a rare byte, but `    at ` has only blanks and the letters of `at`,
 /// which a build log has twice a line (`crate`); five passes, one of them stopping at every
-/// `at`, were 7% of packing a 4 MiB log. Here a position is a candidate only for three bytes
-/// in a row: a blank (space or tab) then `at` (where `    at `, `\tat ` and `panicked at`
-/// each have their blank before `at`), `Tra`, or `gor`; [`mark_around`] checks it.
+/// `at`, were 7% of packing a 4 MiB log. Here a position is a candidate only for a blank
+/// (space or tab) then `at` (where `    at `, `\tat ` and `panicked at` each have their
+/// blank before `at`), or for `Tr` or `go`; [`mark_around`] checks it.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
     use core::arch::wasm32::*;
@@ -359,8 +359,10 @@ mod simd {
             let is = |v: v128, b: u8| u8x16_eq(v, u8x16_splat(b));
             let blank = v128_or(is(b0, b' '), is(b0, b'\t'));
             let at = v128_and(blank, v128_and(is(b1, b'a'), is(b2, b't')));
-            let tra = v128_and(is(b0, b'T'), v128_and(is(b1, b'r'), is(b2, b'a')));
-            let gor = v128_and(is(b0, b'g'), v128_and(is(b1, b'o'), is(b2, b'r')));
+            // Two bytes suffice for the rarer marks: `Tr` and `go` are few in a log, and
+            // `mark_around` reads the rest.
+            let tra = v128_and(is(b0, b'T'), is(b1, b'r'));
+            let gor = v128_and(is(b0, b'g'), is(b1, b'o'));
             let mut cand = u8x16_bitmask(v128_or(at, v128_or(tra, gor)));
             while cand != 0 {
                 if super::mark_around(text, base + cand.trailing_zeros() as usize) {
