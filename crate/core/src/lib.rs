@@ -19,6 +19,8 @@ mod intern;
 pub mod lines;
 pub mod pack;
 pub mod pipeline;
+#[cfg(test)]
+mod real_texts;
 pub mod record;
 pub mod redact;
 pub mod runs;

@@ -592,6 +592,24 @@ mod tests {
         assert!(found > 20, "the generated texts hold marks ({found})");
     }
 
+    /// The same on real producers' exports (see `real_texts`): whole, and in windows that
+    /// start at every block offset, with a Python trace's first line planted at their end.
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn mark_search_matches_memmem_on_real_texts() {
+        for text in crate::real_texts::all() {
+            let b = text.as_bytes();
+            assert_eq!(has_mark(b), has_mark_memmem(b));
+            for start in (0..b.len()).step_by(997) {
+                let w = &b[start..(start + 700).min(b.len())];
+                assert_eq!(has_mark(w), has_mark_memmem(w), "at {start}");
+                let mut planted = w.to_vec();
+                planted.extend_from_slice(MARKS[0].as_bytes());
+                assert!(has_mark(&planted), "at {start}");
+            }
+        }
+    }
+
     #[test]
     fn drops_noise_keeps_outcomes() {
         let mut v = json!({

@@ -500,6 +500,28 @@ mod tests {
             .collect()
     }
 
+    /// On real producers' exports (see `real_texts`), the search stops at every position
+    /// that passes: exactly those natively, those and a few more in wasm with SIMD.
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn stops_at_every_passing_position_of_real_texts() {
+        let vector = cfg!(all(target_arch = "wasm32", target_feature = "simd128"));
+        for text in crate::real_texts::all() {
+            let s = text.as_bytes();
+            let found = stops(s);
+            let want = passing(s);
+            if vector {
+                let mut f = found.iter().peekable();
+                for w in &want {
+                    while f.next_if(|&&x| x < *w).is_some() {}
+                    assert_eq!(f.peek(), Some(&w), "missed {w}");
+                }
+            } else {
+                assert_eq!(found, want);
+            }
+        }
+    }
+
     /// The search stops at every position that passes (in wasm with SIMD it may stop at a
     /// few more), for every anchor byte between every pair of neighbours.
     #[test]

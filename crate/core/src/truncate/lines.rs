@@ -314,34 +314,53 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 s.push_str(alphabet[(x >> 33) as usize % alphabet.len()]);
             }
-            let mut want = Vec::new();
-            let mut start = 0;
-            for (i, b) in s.bytes().enumerate() {
-                if b == b'\n' {
-                    let ce = if i > start && s.as_bytes()[i - 1] == b'\r' {
-                        i - 1
-                    } else {
-                        i
-                    };
-                    want.push((start, ce, i + 1));
-                    start = i + 1;
-                }
+            split_matches_a_byte_loop_on(&s);
+        }
+    }
+
+    /// [`split`] against a byte-by-byte loop: the lines, `ascii` and the `\r` lines.
+    fn split_matches_a_byte_loop_on(s: &str) {
+        let mut want = Vec::new();
+        let mut start = 0;
+        for (i, b) in s.bytes().enumerate() {
+            if b == b'\n' {
+                let ce = if i > start && s.as_bytes()[i - 1] == b'\r' {
+                    i - 1
+                } else {
+                    i
+                };
+                want.push((start, ce, i + 1));
+                start = i + 1;
             }
-            if start < s.len() {
-                want.push((start, s.len(), s.len()));
-            }
-            let sp = split(&s);
-            let got: Vec<_> = sp
-                .lines
-                .iter()
-                .map(|l| (l.start, l.content_end, l.end))
-                .collect();
-            assert_eq!(got, want, "{s:?}");
-            assert_eq!(sp.ascii, s.is_ascii());
-            let cr: Vec<usize> = (0..sp.lines.len())
-                .filter(|&i| sp.lines[i].content(&s).contains('\r'))
-                .collect();
-            assert_eq!(sp.cr_lines, cr, "{s:?}");
+        }
+        if start < s.len() {
+            want.push((start, s.len(), s.len()));
+        }
+        let sp = split(s);
+        let got: Vec<_> = sp
+            .lines
+            .iter()
+            .map(|l| (l.start, l.content_end, l.end))
+            .collect();
+        assert_eq!(got, want, "{:?}", s.chars().take(80).collect::<String>());
+        assert_eq!(sp.ascii, s.is_ascii());
+        let cr: Vec<usize> = (0..sp.lines.len())
+            .filter(|&i| sp.lines[i].content(s).contains('\r'))
+            .collect();
+        assert_eq!(
+            sp.cr_lines,
+            cr,
+            "{:?}",
+            s.chars().take(80).collect::<String>()
+        );
+    }
+
+    /// The same on real producers' exports (see `real_texts`), as a packer meets them.
+    #[test]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn split_matches_a_byte_loop_on_real_texts() {
+        for text in crate::real_texts::all() {
+            split_matches_a_byte_loop_on(&text);
         }
     }
 

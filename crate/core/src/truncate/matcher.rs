@@ -768,6 +768,25 @@ mod tests {
         );
     }
 
+    /// The whole-text scan (in wasm, its vector path) flags exactly the lines the per-byte
+    /// definition flags, on real producers' exports (see `real_texts`).
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn whole_text_flags_equal_line_by_line_on_real_texts() {
+        let mut flagged = 0;
+        for text in crate::real_texts::all() {
+            let lines = super::super::lines::split_lines(&text);
+            let flags = error_flags(text.as_bytes(), &lines);
+            for (l, &f) in lines.iter().zip(&flags) {
+                let line = l.content(&text);
+                assert_eq!(f, per_byte(line.as_bytes()), "{line:?}");
+            }
+            flagged += flags.iter().filter(|&&f| f).count();
+        }
+        // The traces hold tool errors and their words: the check saw both answers.
+        assert!(flagged > 0);
+    }
+
     // Also run in wasm (`cargo test --target wasm32-unknown-unknown --lib matcher`), where
     // the scan takes its SIMD path.
     #[cfg_attr(not(target_arch = "wasm32"), test)]

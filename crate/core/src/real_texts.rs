@@ -1,0 +1,21 @@
+//! Real producers' exports (pkg-tests/producers/corpus: LangChain with OpenLLMetry and
+//! OpenInference, pydantic-ai, the Vercel AI SDK, the OpenAI Agents SDK), for the tests that
+//! hold the vector scanners to their scalar definitions on text nobody here wrote. Each comes
+//! twice: as exported, and with its JSON `\n` escapes turned into newlines, so that the tool
+//! outputs and prompts inside become lines as a packer sees them.
+
+const FILES: [&str; 5] = [
+    include_str!("../../../pkg-tests/producers/corpus/langchain-openllmetry.otlp.jsonl"),
+    include_str!("../../../pkg-tests/producers/corpus/langchain-openinference.otlp.jsonl"),
+    include_str!("../../../pkg-tests/producers/corpus/pydantic-ai.otlp.jsonl"),
+    include_str!("../../../pkg-tests/producers/corpus/ai-sdk-stream.otlp.jsonl"),
+    include_str!("../../../pkg-tests/producers/corpus/openai-agents.jsonl"),
+];
+
+/// Every text, as exported and unescaped.
+pub(crate) fn all() -> Vec<String> {
+    FILES
+        .iter()
+        .flat_map(|f| [f.to_string(), f.replace("\\n", "\n").replace("\\t", "\t")])
+        .collect()
+}
