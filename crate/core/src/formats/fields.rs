@@ -11,7 +11,8 @@
 //! reads the object made here as it reads the whole tree. The model call's input, most of
 //! the line, is not kept at all: it is read straight into its tool messages
 //! ([`super::message_list`]), and fields that only other kinds of item read are skipped
-//! once the item's kind is known.
+//! once the item's kind is known. The line is read by [`super::line_de`]: serde_json's
+//! visitor calls, made faster, or declined.
 
 use std::fmt;
 
@@ -129,7 +130,7 @@ impl Fields {
     /// The object of a line with only the kept fields, or `None` when the line is not one
     /// JSON object, or is left to the tree reader.
     pub fn line(&'static self, text: &str) -> Option<Line> {
-        let mut de = serde_json::Deserializer::from_str(text);
+        let mut de = super::line_de::LineDe::new(text);
         let mut input = None;
         let obj = de
             .deserialize_map(ObjectVisitor {

@@ -63,6 +63,7 @@ mod fields;
 mod genai;
 mod join;
 mod langfuse;
+mod line_de;
 mod message_list;
 mod messages;
 mod model;

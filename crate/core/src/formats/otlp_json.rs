@@ -19,6 +19,10 @@
 //! and report call by report call, on every OTLP fixture of the repository and on thousands
 //! of damaged variants (each field of another type, given twice, respelled or dropped).
 //!
+//! The JSON under the visitors is read by [`super::line_de`], not serde_json's own
+//! deserializer: the same visitor calls, made faster, or declined (a declined line is read by
+//! the tree reader).
+//!
 //! Fields it skips are still parsed as the tree reader parses them (`deserialize_any`: a
 //! number out of range or a lone surrogate fails both), not skimmed like
 //! [`serde::de::IgnoredAny`], so input the tree reader rejects never passes here. Objects
@@ -47,12 +51,12 @@ impl<'a> Request<'a> {
     /// Reads one request from its bytes, or `None` when it is not of the ordinary shape (then
     /// the tree reader reads it).
     ///
-    /// The bytes are checked as UTF-8 once, whole, and then read as text: reading bytes,
-    /// serde_json checks each string on its own, a call per string that cost more than the
-    /// one pass over the line (in wasm above all). Bytes that are not UTF-8 are never an
-    /// ordinary request: the tree reader reads them, and reports them.
+    /// The bytes are checked as UTF-8 once, whole, and then read as text by
+    /// [`super::line_de`], which makes the visitor calls serde_json would make, or declines.
+    /// Bytes that are not UTF-8 are never an ordinary request: the tree reader reads them,
+    /// and reports them.
     pub fn parse(bytes: &'a [u8]) -> Option<Request<'a>> {
-        serde_json::from_str(std::str::from_utf8(bytes).ok()?).ok()
+        super::line_de::from_str(std::str::from_utf8(bytes).ok()?)
     }
 
     /// What [`otlp::read_request`] does with the same request: each span interpreted by its

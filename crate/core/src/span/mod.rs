@@ -14,7 +14,7 @@ use std::fmt;
 
 pub mod emit;
 mod scan;
-pub(crate) use scan::{scan_line, KeyOrder};
+pub(crate) use scan::{escape, next_special, scan_line, KeyOrder};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};

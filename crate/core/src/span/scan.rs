@@ -162,7 +162,7 @@ fn is_special<const ASCII: bool>(c: u8) -> bool {
 /// took, or `None` for an escape the strict reader must judge. The one escape table of the
 /// scanner: checking a string and decoding it both go through here.
 #[inline(always)]
-fn escape(rest: &[u8]) -> Option<(char, usize)> {
+pub(crate) fn escape(rest: &[u8]) -> Option<(char, usize)> {
     Some(match *rest.first()? {
         b'"' => ('"', 1),
         b'\\' => ('\\', 1),
@@ -182,6 +182,56 @@ fn escape(rest: &[u8]) -> Option<(char, usize)> {
         }
         _ => return None,
     })
+}
+
+/// The index of the next byte of `b` at or after `i` that ends a run of plain string
+/// content (see [`special`]): 16 bytes a step with wasm SIMD, 8 without. Shared with the
+/// trace formats' line deserializer (`formats::line_de`).
+#[inline(always)]
+pub(crate) fn next_special<const ASCII: bool>(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        while let Some(chunk) = b.get(i..i + 16) {
+            // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment
+            // requirement.
+            let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+            // Control bytes and (for ASCII) bytes >= 0x80 are those outside
+            // 0x20..=0x7f: read as signed, those below 0x20. Signed compares only: x64
+            // has no unsigned byte compare, and V8 emulates one in three instructions.
+            let outside = if ASCII {
+                i8x16_lt(v, i8x16_splat(0x20))
+            } else {
+                // Below 0x20 unsigned: below 0x20 - 0x80 once the sign bit is flipped.
+                i8x16_lt(v128_xor(v, u8x16_splat(0x80)), i8x16_splat(i8::MIN + 0x20))
+            };
+            let hit = v128_or(
+                v128_or(
+                    u8x16_eq(v, u8x16_splat(b'"')),
+                    u8x16_eq(v, u8x16_splat(b'\\')),
+                ),
+                outside,
+            );
+            let mask = u8x16_bitmask(hit);
+            if mask != 0 {
+                return Some(i + mask.trailing_zeros() as usize);
+            }
+            i += 16;
+        }
+    }
+    while i + 8 <= b.len() {
+        let word = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let hit = special::<ASCII>(word);
+        if hit != 0 {
+            return Some(i + (hit.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b[i..]
+        .iter()
+        .position(|&c| is_special::<ASCII>(c))
+        .map(|p| i + p)
 }
 
 struct Scanner<'a> {
@@ -284,50 +334,7 @@ impl<'a> Scanner<'a> {
     /// The index of the next special byte (see [`special`]) at or after `self.i`.
     #[inline(always)]
     fn to_special<const ASCII: bool>(&self) -> Option<usize> {
-        let b = self.b;
-        let mut i = self.i;
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        {
-            use core::arch::wasm32::*;
-            while let Some(chunk) = b.get(i..i + 16) {
-                // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment
-                // requirement.
-                let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
-                // Control bytes and (for ASCII) bytes >= 0x80 are those outside
-                // 0x20..=0x7f: read as signed, those below 0x20. Signed compares only: x64
-                // has no unsigned byte compare, and V8 emulates one in three instructions.
-                let outside = if ASCII {
-                    i8x16_lt(v, i8x16_splat(0x20))
-                } else {
-                    // Below 0x20 unsigned: below 0x20 - 0x80 once the sign bit is flipped.
-                    i8x16_lt(v128_xor(v, u8x16_splat(0x80)), i8x16_splat(i8::MIN + 0x20))
-                };
-                let hit = v128_or(
-                    v128_or(
-                        u8x16_eq(v, u8x16_splat(b'"')),
-                        u8x16_eq(v, u8x16_splat(b'\\')),
-                    ),
-                    outside,
-                );
-                let mask = u8x16_bitmask(hit);
-                if mask != 0 {
-                    return Some(i + mask.trailing_zeros() as usize);
-                }
-                i += 16;
-            }
-        }
-        while i + 8 <= b.len() {
-            let word = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-            let hit = special::<ASCII>(word);
-            if hit != 0 {
-                return Some(i + (hit.trailing_zeros() / 8) as usize);
-            }
-            i += 8;
-        }
-        b[i..]
-            .iter()
-            .position(|&c| is_special::<ASCII>(c))
-            .map(|p| i + p)
+        next_special::<ASCII>(self.b, self.i)
     }
 
     /// A key after its opening quote, up to its closing quote: plain ASCII only (an escaped
