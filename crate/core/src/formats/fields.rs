@@ -354,7 +354,12 @@ mod tests {
         assert!(variants > 3000, "variants: {variants}");
     }
 
-    const RAW: [&str; 14] = [
+    const RAW: [&str; 17] = [
+        // Inputs given as JSON text: a tool message with a surrogate pair (which the line's
+        // deserializer declines), text that is not JSON, and a number.
+        r#""[{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"\\ud83d\\ude00\"}]""#,
+        r#""[1,""#,
+        r#""5""#,
         "null",
         "0",
         "-1",

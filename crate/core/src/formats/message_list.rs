@@ -17,7 +17,7 @@ use std::cell::Cell;
 use std::fmt;
 
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
@@ -99,7 +99,9 @@ impl<'de> Visitor<'de> for InputVisitor<'_> {
         if !self.text {
             return Ok(Some(Err(NOT_A_LIST.into())));
         }
-        let mut de = serde_json::Deserializer::from_str(s);
+        // The JSON in the string, read by the line's deserializer (so that serde_json's does
+        // not instantiate every message visitor a second time: 50 KB of the check module).
+        let mut de = super::line_de::LineDe::new(s);
         let inner = InputVisitor {
             left: self.left,
             text: false,
@@ -107,7 +109,14 @@ impl<'de> Visitor<'de> for InputVisitor<'_> {
         match de.deserialize_any(inner).and_then(|v| de.end().map(|()| v)) {
             Ok(read) => Ok(read),
             Err(_) if self.left.get() => Err(E::custom(LEFT)),
-            Err(_) => Ok(Some(Err("the input is a string that is not JSON".into()))),
+            // serde_json's skip is no stricter than its full reading: where it fails, the
+            // string is not JSON to serde_json either.
+            Err(_) if serde_json::from_str::<IgnoredAny>(s).is_err() => {
+                Ok(Some(Err("the input is a string that is not JSON".into())))
+            }
+            // JSON the deserializer declined (or a value of a kind the visitors refuse): the
+            // line is the tree reader's, which says what it makes of it.
+            Err(_) => Err(left_to_tree(self.left)),
         }
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Input>, A::Error> {
