@@ -148,9 +148,79 @@ pub fn itoa_u64(mut v: u64, buf: &mut [u8; 20]) -> &str {
     std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
+/// `bytes` as text when they are UTF-8, as `std::str::from_utf8` says. The ASCII prefix,
+/// most of a trace line, is passed over 16 bytes a step with wasm SIMD (std's check goes a
+/// word, four bytes in wasm32, at a time), and std checks the rest from the first
+/// non-ASCII byte (an ASCII prefix ends on a character boundary).
+#[inline]
+pub fn utf8(bytes: &[u8]) -> Option<&str> {
+    let i = ascii_prefix(bytes);
+    std::str::from_utf8(&bytes[i..]).ok()?;
+    // SAFETY: bytes[..i] are ASCII (see `ascii_prefix`) and bytes[i..] were just checked;
+    // i is a character boundary, so the whole is UTF-8.
+    Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+}
+
+/// A length of ASCII bytes at the start of `bytes`, in 16-byte steps (0 without wasm SIMD,
+/// where std's own check is the fast one).
+#[inline(always)]
+fn ascii_prefix(bytes: &[u8]) -> usize {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let mut i = 0;
+        while let Some(chunk) = bytes.get(i..i + 16) {
+            // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment requirement.
+            let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+            if u8x16_bitmask(v) != 0 {
+                break;
+            }
+            i += 16;
+        }
+        i
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        let _ = bytes;
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[test]
+    fn utf8_is_std_from_utf8() {
+        // A non-ASCII byte, valid or not, at every position of texts around the 16-byte
+        // step, and the real exports as they are and cut at every byte near their ends.
+        let bad: [&[u8]; 6] = [
+            b"\xc3\xa9",
+            b"\xf0\x9f\x99\x82",
+            b"\x80",
+            b"\xc3",
+            b"\xed\xa0\x80",
+            b"\xff",
+        ];
+        for n in 0..=40 {
+            let ascii: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert_eq!(utf8(&ascii), std::str::from_utf8(&ascii).ok());
+            for at in 0..=n {
+                for b in bad {
+                    let text = [&ascii[..at], b, &ascii[at..]].concat();
+                    assert_eq!(utf8(&text), std::str::from_utf8(&text).ok(), "{text:?}");
+                }
+            }
+        }
+        for text in crate::real_texts::all() {
+            let b = text.as_bytes();
+            for end in (b.len().saturating_sub(64)..=b.len()).chain([b.len() / 2, 17, 33]) {
+                let cut = &b[..end.min(b.len())];
+                assert_eq!(utf8(cut), std::str::from_utf8(cut).ok());
+            }
+        }
+    }
 
     #[test]
     fn eq_is_slice_equality() {

@@ -56,7 +56,7 @@ impl<'a> Request<'a> {
     /// Bytes that are not UTF-8 are never an ordinary request: the tree reader reads them,
     /// and reports them.
     pub fn parse(bytes: &'a [u8]) -> Option<Request<'a>> {
-        super::line_de::from_str(std::str::from_utf8(bytes).ok()?)
+        super::line_de::from_str(crate::bytes::utf8(bytes)?)
     }
 
     /// What [`otlp::read_request`] does with the same request: each span interpreted by its

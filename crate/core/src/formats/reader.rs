@@ -537,7 +537,7 @@ pub(super) fn json_line_as(
     // A Langfuse observation or Agents SDK item alone on its line: only the fields read
     // (see formats::fields); any other line is read as a tree.
     if fast && matches!(format, Format::Langfuse | Format::OpenaiAgents) {
-        let text = std::str::from_utf8(line).ok();
+        let text = crate::bytes::utf8(line);
         let mut entries = Entries::line(line_no);
         if format == Format::Langfuse {
             if let Some(item) = text.and_then(langfuse::observation_line) {
