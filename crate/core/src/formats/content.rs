@@ -105,15 +105,14 @@ impl Content {
         };
         let (cut_markers, first_cut_marker) = find_markers(text, &CUT_WORDS);
         let (mut redactions, mut first_redaction) = find_markers(text, &REDACT_WORDS);
-        let bare =
-            memchr::memmem::find_iter(text.as_bytes(), OPENINFERENCE_REDACTED).count() as u32;
+        let bare = redacted_finder().find_iter(text.as_bytes()).count() as u32;
         if bare > 0 {
             redactions += bare;
             first_redaction.get_or_insert_with(|| OPENINFERENCE_REDACTED.to_string());
         }
         Content {
             bytes: text.len() as u64,
-            chars: text.chars().count() as u64,
+            chars: crate::bytes::char_count(text) as u64,
             sha256: sha256(text.as_bytes()),
             value_sha256,
             syntax,
@@ -139,6 +138,14 @@ impl Content {
              length limit; the exporter may have cut it without saying so"
         ))
     }
+}
+
+/// The searcher for OpenInference's bare [`OPENINFERENCE_REDACTED`], built once: built per
+/// text (`memmem::find_iter`), its set-up cost about as much as the search of a short result.
+fn redacted_finder() -> &'static memchr::memmem::Finder<'static> {
+    static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    FINDER.get_or_init(|| memchr::memmem::Finder::new(OPENINFERENCE_REDACTED))
 }
 
 /// Where the text's first [`PREVIEW_CHARS`] characters end, when it has more. An ASCII start
