@@ -35,8 +35,9 @@ pub(crate) fn read(span: &OtelSpan<'_>) -> Option<Read> {
                     .map(str::to_string)
             });
         // OpenLLMetry records LangChain's ToolMessage serialised, call id inside.
-        let (result, wrapped_id) = match span.attr("gen_ai.tool.call.result") {
-            Some(v) => messages::tool_result(v),
+        let (result, wrapped_id) = match span.attr_value("gen_ai.tool.call.result") {
+            Some(AttrValue::Text(text, _)) => messages::tool_result_text(text),
+            Some(v) => messages::tool_result(v.value()),
             None => (
                 Captured::Missing(format!("gen_ai.tool.call.result {NOT_RECORDED}")),
                 None,
@@ -125,7 +126,7 @@ fn from_events(span: &OtelSpan<'_>) -> Option<Vec<ToolMessage>> {
             .find_map(|k| as_text(body.get(k)));
         reading.message(&EventMessage {
             role,
-            content: body.get("content"),
+            content: body.field("content"),
             call_id,
             tool_calls: body.get("tool_calls"),
         });
@@ -148,20 +149,50 @@ impl<'a> EventBody<'a> {
             .or_else(|| content.as_deref().and_then(|o| o.get(key)))
             .or_else(|| self.attrs.value(key))
     }
+
+    /// [`EventBody::get`], with an attribute that is a borrowed string kept as the text it
+    /// is: the `content` of every message of a model call's input, which a `Value` would
+    /// copy whole only to be read as text.
+    fn field(&self, key: &str) -> Option<EventField<'a>> {
+        let [content, body] = self.parsed;
+        let parsed = body
+            .as_deref()
+            .and_then(|o| o.get(key))
+            .or_else(|| content.as_deref().and_then(|o| o.get(key)));
+        if let Some(v) = parsed {
+            return Some(EventField::Value(v));
+        }
+        match self.attrs.get(key)? {
+            AttrValue::Text(text, _) => Some(EventField::Text(text)),
+            other => Some(EventField::Value(other.value())),
+        }
+    }
+}
+
+/// A field of an event's body: a JSON value, or a string attribute as its text.
+#[derive(Clone, Copy)]
+enum EventField<'a> {
+    Value(&'a Value),
+    Text(&'a str),
 }
 
 /// A message made of an event: its role, and the body's `content`, id and `tool_calls`.
 struct EventMessage<'a> {
     role: &'static str,
-    content: Option<&'a Value>,
+    content: Option<EventField<'a>>,
     call_id: Option<String>,
     tool_calls: Option<&'a Value>,
 }
 
 impl Message for EventMessage<'_> {
+    // A text `content` is no value here (so no list of parts), as a message read from
+    // JSON text keeps it (`message_list::Msg`): its text and its capture say what it is.
     fn field(&self, key: &str) -> Option<&Value> {
         match key {
-            "content" => self.content,
+            "content" => match self.content? {
+                EventField::Value(v) => Some(v),
+                EventField::Text(_) => None,
+            },
             "tool_calls" => self.tool_calls,
             _ => None,
         }
@@ -170,7 +201,17 @@ impl Message for EventMessage<'_> {
         match key {
             "role" => Some(self.role),
             "tool_call_id" => self.call_id.as_deref(),
+            "content" => match self.content? {
+                EventField::Text(text) => Some(text),
+                EventField::Value(v) => v.as_str(),
+            },
             _ => self.field(key).and_then(Value::as_str),
+        }
+    }
+    fn captured(&self, key: &str, what: &str) -> Captured {
+        match (key, self.content) {
+            ("content", Some(EventField::Text(text))) => messages::hidden_or(text),
+            _ => messages::captured(self.field(key), what),
         }
     }
 }
@@ -202,4 +243,93 @@ fn from_prompt(groups: Vec<Group<'_, '_>>) -> Vec<Value> {
             message
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a reading says, for comparing two readings.
+    fn said(read: Option<Read>) -> String {
+        match read {
+            Some(Read::Tool {
+                name,
+                call_id,
+                result,
+            }) => format!("tool {name:?} {call_id:?} {result:?}"),
+            Some(Read::Model(input)) => format!("model {input:?}"),
+            Some(Read::Context(why)) => format!("context {why}"),
+            None => "none".into(),
+        }
+    }
+
+    /// A span of `attrs`, with one `gen_ai.tool.message` event of `event`, its strings held
+    /// as the fast OTLP reader holds them (`text`: borrowed text) or as the tree reader does.
+    fn span<'a>(
+        attrs: &[(&'a str, &'a str)],
+        event: &[(&'a str, &'a str)],
+        text: bool,
+    ) -> OtelSpan<'a> {
+        let list = |pairs: &[(&'a str, &'a str)]| {
+            Attrs::from_list(
+                pairs
+                    .iter()
+                    .map(|&(k, v)| {
+                        let value = if text {
+                            AttrValue::text(v)
+                        } else {
+                            AttrValue::Json(Value::String(v.to_string()))
+                        };
+                        (Cow::Borrowed(k), value)
+                    })
+                    .collect(),
+            )
+        };
+        OtelSpan {
+            attrs: list(attrs),
+            events: if event.is_empty() {
+                Vec::new()
+            } else {
+                vec![super::super::otel::OtelEvent {
+                    name: Cow::Borrowed("gen_ai.tool.message"),
+                    attrs: list(event),
+                }]
+            },
+            ..OtelSpan::default()
+        }
+    }
+
+    /// A tool result or a tool message's content held as borrowed text reads as the same
+    /// string held as a JSON value: plain, padded, hidden, and LangChain's serialised
+    /// ToolMessage (whose call id is inside).
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[test]
+    fn text_attributes_read_as_their_values() {
+        let texts = [
+            "a.txt b.txt",
+            "  padded \n",
+            "",
+            "__REDACTED__",
+            " {\"lc\": 1, \"type\": \"constructor\", \"id\": [\"langchain\", \"schema\", \"messages\", \"ToolMessage\"], \"kwargs\": {\"content\": \"port: 8443\", \"tool_call_id\": \"call_9\", \"type\": \"tool\"}}",
+            "{\"type\": \"tool\", \"data\": {\"content\": \"x\", \"tool_call_id\": \"call_2\"}}",
+            "{not json",
+            "[{\"type\": \"text\", \"text\": \"x\"}]",
+        ];
+        for t in texts {
+            let tool = [
+                ("gen_ai.operation.name", "execute_tool"),
+                ("gen_ai.tool.call.id", "call_1"),
+                ("gen_ai.tool.call.result", t),
+            ];
+            assert_eq!(
+                said(read(&span(&tool, &[], true))),
+                said(read(&span(&tool, &[], false))),
+                "{t:?}"
+            );
+            let model = [("gen_ai.operation.name", "chat")];
+            let event = [("id", "call_1"), ("content", t)];
+            let (fast, tree) = (span(&model, &event, true), span(&model, &event, false));
+            assert_eq!(said(read(&fast)), said(read(&tree)), "{t:?}");
+        }
+    }
 }

@@ -476,6 +476,18 @@ pub(crate) fn langchain_message(value: &Value) -> Option<Value> {
 /// OpenLLMetry as `{"output": <lc constructor ToolMessage>, "kwargs": {...}}`. Measuring the
 /// wrapper would inflate every observed size, so the content is what the tool returned.
 /// Anything else is the result as it is ([`result_text`]).
+/// [`tool_result`] of a string attribute read without a `Value` of it: a text that cannot
+/// be a serialised message (no `{` first) is the result itself, as `tool_result` finds
+/// too; only one that may be is made a value (a tool result can be megabytes, and a copy
+/// per result showed in the profile of reading OTLP).
+pub(crate) fn tool_result_text(text: &str) -> (Captured, Option<String>) {
+    if text.trim_start().starts_with('{') {
+        tool_result(&Value::String(text.to_string()))
+    } else {
+        (hidden_or(text), None)
+    }
+}
+
 pub(crate) fn tool_result(value: &Value) -> (Captured, Option<String>) {
     let parsed;
     let structured = match value {
