@@ -143,11 +143,10 @@ struct EventBody<'a> {
 
 impl<'a> EventBody<'a> {
     fn get(&self, key: &str) -> Option<&'a Value> {
-        let [content, body] = self.parsed;
-        body.as_deref()
-            .and_then(|o| o.get(key))
-            .or_else(|| content.as_deref().and_then(|o| o.get(key)))
-            .or_else(|| self.attrs.value(key))
+        match self.field(key)? {
+            EventField::Value(v) => Some(v),
+            EventField::Text(_) => self.attrs.value(key),
+        }
     }
 
     /// [`EventBody::get`], with an attribute that is a borrowed string kept as the text it
