@@ -131,11 +131,20 @@ pub fn table_tail(report: &Report) -> String {
         );
     }
     // The warnings, then the notes, of every row: one walk over the rows (each row is
-    // decoded from its compact record to be looked at), the notes gathered apart.
+    // decoded from its compact record to be looked at), the notes gathered apart. Pushed
+    // piece by piece, as the rows are, not through `write!`: a trace export can have a note
+    // on every row (a declared cut, a result no model call received), and formatting each
+    // line was most of the tail's time.
     let mut notes = String::new();
     for row in report.rows.iter() {
         for w in row.warnings {
-            let _ = writeln!(out, "# warning {at} {}: {}", row.line, esc(w));
+            out.push_str("# warning ");
+            out.push_str(at);
+            out.push(' ');
+            push_u64(&mut out, row.line);
+            out.push_str(": ");
+            out.push_str(&esc(w));
+            out.push('\n');
         }
         if row.notes.is_empty() {
             continue;
@@ -143,8 +152,17 @@ pub fn table_tail(report: &Report) -> String {
         let span = esc(row.span_id.unwrap_or("-"));
         let join = row.join.map_or("", |j| j.as_str());
         for n in row.notes {
-            let n = esc(n);
-            let _ = writeln!(notes, "# note {at} {} ({span}, join={join}): {n}", row.line);
+            notes.push_str("# note ");
+            notes.push_str(at);
+            notes.push(' ');
+            push_u64(&mut notes, row.line);
+            notes.push_str(" (");
+            notes.push_str(&span);
+            notes.push_str(", join=");
+            notes.push_str(join);
+            notes.push_str("): ");
+            notes.push_str(&esc(n));
+            notes.push('\n');
         }
     }
     out.push_str(&notes);
@@ -713,6 +731,53 @@ mod tests {
                 pad_number(&mut out, n, width);
                 assert_eq!(out, format!("{n:>width$}"), "{n} {width}");
             }
+        }
+    }
+
+    /// The tail's warning and note lines, pushed piece by piece, are the text the `format!`
+    /// strings they replaced wrote: on a real export's notes (a declared cut, a result no
+    /// model call received), a 4096-character result's warning, and ids with control and
+    /// bidirectional characters.
+    #[test]
+    fn warning_and_note_lines_are_what_format_wrote() {
+        let hostile = r#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"ffff0000ffff0000ffff0000ffff0000","spanId":"7e\u001b[2J\u202eok","name":"execute_tool x","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"x\u0007"}},{"key":"gen_ai.tool.call.id","value":{"stringValue":"c9"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"RESULT"}}]}]}]}]}"#
+            .replace("RESULT", &"y".repeat(4096));
+        let input = format!(
+            "{}{hostile}\n",
+            include_str!("../../tests/fixtures/formats/otlp-collector-events.jsonl")
+        );
+        let report =
+            crate::check::check_bytes(input.as_bytes(), crate::check::CheckOptions::default());
+        let mut want = Vec::new();
+        for row in report.rows.iter() {
+            for w in row.warnings {
+                want.push(format!("# warning line {}: {}", row.line, esc(w)));
+            }
+        }
+        for row in report.rows.iter() {
+            let span = esc(row.span_id.unwrap_or("-"));
+            let join = row.join.map_or("", |j| j.as_str());
+            for n in row.notes {
+                let n = esc(n);
+                want.push(format!(
+                    "# note line {} ({span}, join={join}): {n}",
+                    row.line
+                ));
+            }
+        }
+        let tail = table_tail(&report);
+        let got: Vec<&str> = tail
+            .lines()
+            .filter(|l| l.starts_with("# warning ") || l.starts_with("# note "))
+            .collect();
+        assert_eq!(got, want);
+        for line in [
+            "# warning line 5: likely silent clip: the tool result is exactly 4096 characters",
+            "# note line 3 (70020000000000b3, join=tool_call_id): declared: the injected text \
+             carries the cut marker \"[truncated 2 lines]\"",
+            "# note line 5 (7e\\x1b[2J\\u{202e}ok, join=unmatched): not_received:",
+        ] {
+            assert!(got.iter().any(|l| l.starts_with(line)), "{line}\n{tail}");
         }
     }
 
