@@ -422,51 +422,63 @@ times.sort(); print(json.dumps({"median_s": times[len(times)//2]}))`;
 async function benchSha() {
   const { createHash, webcrypto } = await import('node:crypto');
   const big = new Uint8Array(quick ? 8 << 20 : 64 << 20).map((_, i) => (i * 131) & 255);
-  log('sha256: 64 MB');
-  const wasm = timeRuns(() => toolslice.sha256(big), RUNS + 2).median_s;
-  const node = timeRuns(() => createHash('sha256').update(big).digest(), RUNS + 2).median_s;
-  const webTimes = [];
-  for (let i = 0; i < RUNS + 2; i++) {
-    const t = performance.now();
-    await webcrypto.subtle.digest('SHA-256', big);
-    webTimes.push((performance.now() - t) / 1000);
-  }
-  const web = median(webTimes);
   const n = quick ? 10000 : 100000;
   const smalls = new Uint8Array(n * 32).map((_, i) => (i * 7) & 255);
   const lengths = new Uint32Array(n).fill(32);
-  log(`sha256: ${n} x 32 B`);
-  const wasmSmall = timeRuns(() => toolslice.sha256Batch(smalls, lengths), RUNS + 2).median_s;
-  const nodeSmall = timeRuns(() => { for (let i = 0; i < n; i++) createHash('sha256').update(smalls.subarray(i * 32, i * 32 + 32)).digest(); }, RUNS + 2).median_s;
-  const webSmallTimes = [];
-  for (let k = 0; k < RUNS + 2; k++) {
-    const t = performance.now();
-    await Promise.all(Array.from({ length: n }, (_, i) => webcrypto.subtle.digest('SHA-256', smalls.subarray(i * 32, i * 32 + 32))));
-    webSmallTimes.push((performance.now() - t) / 1000);
-  }
-  const webSmall = median(webSmallTimes);
   // hash-wasm (scripts/peers, installed by scripts/bench): the wasm SHA-256 a JS user would
   // pick, with its hasher created once and reused, as its docs advise for many small inputs.
-  let hw = null;
+  let one = null;
   try {
     const { createSHA256 } = await import(`${repo}/scripts/peers/node_modules/hash-wasm/dist/index.esm.js`);
     const hasher = await createSHA256();
-    const one = (b) => hasher.init().update(b).digest('binary');
+    one = (b) => hasher.init().update(b).digest('binary');
     one(big.subarray(0, 1 << 20));
-    hw = {
-      big: timeRuns(() => one(big), RUNS + 2).median_s,
-      small: timeRuns(() => { for (let i = 0; i < n; i++) one(smalls.subarray(i * 32, i * 32 + 32)); }, RUNS + 2).median_s,
-    };
   } catch (e) {
     log(`sha256: hash-wasm not available (${e.message.split('\n')[0]}); its column is skipped`);
   }
-  log(`sha256: ${n} single calls of 32 B`);
-  const wasmPerCall = timeRuns(() => { for (let i = 0; i < n; i++) toolslice.sha256(smalls.subarray(i * 32, i * 32 + 32)); }, RUNS + 2).median_s;
+  const webAll = (inputs) => Promise.all(inputs.map((b) => webcrypto.subtle.digest('SHA-256', b)));
+  const smallInputs = Array.from({ length: n }, (_, i) => smalls.subarray(i * 32, i * 32 + 32));
+  // Every contender of a workload timed once per round, in an order that turns each round,
+  // so a burst of load on a shared machine falls on all of them alike (timed one contender
+  // after another, a burst decided a ratio: the 64 MiB row read 1.17x, 1.05x and 0.88x in
+  // three runs of unchanged code).
+  const interleaved = async (name, contenders) => {
+    log(`sha256: ${name}`);
+    const entries = Object.entries(contenders).filter(([, fn]) => fn);
+    const times = Object.fromEntries(entries.map(([k]) => [k, []]));
+    for (let r = 0; r < 2 * RUNS + 5; r++) {
+      for (let j = 0; j < entries.length; j++) {
+        const [k, fn] = entries[(r + j) % entries.length];
+        const t = performance.now();
+        await fn();
+        times[k].push((performance.now() - t) / 1000);
+      }
+    }
+    return Object.fromEntries(entries.map(([k]) => [k, median(times[k])]));
+  };
+  const bigT = await interleaved(`${big.length >> 20} MB, one call`, {
+    wasm: () => toolslice.sha256(big),
+    hw: one && (() => one(big)),
+    node: () => createHash('sha256').update(big).digest(),
+    web: () => webcrypto.subtle.digest('SHA-256', big),
+  });
+  const smallT = await interleaved(`${n} x 32 B`, {
+    wasmBatch: () => toolslice.sha256Batch(smalls, lengths),
+    wasmPerCall: () => { for (const b of smallInputs) toolslice.sha256(b); },
+    hw: one && (() => { for (const b of smallInputs) one(b); }),
+    node: () => { for (const b of smallInputs) createHash('sha256').update(b).digest(); },
+    web: () => webAll(smallInputs),
+  });
+  const { wasm, node, web } = bigT;
+  const { wasmBatch: wasmSmall, wasmPerCall, node: nodeSmall, web: webSmall } = smallT;
+  const hw = one ? { big: bigT.hw, small: smallT.hw } : null;
   const hwCell = (t) => (hw ? t : 'skipped');
-  const perSize = await benchShaPerCall(hw ? (await import(`${repo}/scripts/peers/node_modules/hash-wasm/dist/index.esm.js`)).createSHA256 : null);
+  const perSize = await benchShaPerCall(one ? (await import(`${repo}/scripts/peers/node_modules/hash-wasm/dist/index.esm.js`)).createSHA256 : null);
   sections.push({
     title: 'SHA-256',
     body: [
+      `Each workload's contenders timed in turn in each of ${2 * RUNS + 5} rounds (the order turning each round); medians.`,
+      '',
       `| workload | toolslice wasm | hash-wasm (reused hasher) | Node \`crypto\` | WebCrypto \`subtle.digest\` | wasm vs hash-wasm | wasm vs Node | wasm vs WebCrypto |`,
       '|---|---:|---:|---:|---:|---:|---:|---:|',
       `| ${big.length >> 20} MiB, one call | ${fmt(mb(big.length) / wasm)} MB/s | ${hwCell(`${fmt(mb(big.length) / hw?.big)} MB/s`)} | ${fmt(mb(big.length) / node)} MB/s | ${fmt(mb(big.length) / web)} MB/s | ${hw ? ratio(hw.big, wasm) : 'n/a'} | ${ratio(node, wasm)} | ${ratio(web, wasm)} |`,
