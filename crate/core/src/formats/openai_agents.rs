@@ -20,6 +20,8 @@
 //! - `agent`, `handoff`, `guardrail`, `custom` ... spans are context; `trace` records are
 //!   skipped.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::fields::{Fields, Line, Object};
@@ -161,8 +163,7 @@ fn read_span(
     let kind = data
         .get("type")
         .and_then(Value::as_str)
-        .unwrap_or("unknown")
-        .to_string();
+        .unwrap_or("unknown");
     let name = text(data, "name");
     let ended = obj.get("ended_at").and_then(Value::as_str);
     let times = Times {
@@ -172,14 +173,12 @@ fn read_span(
             .and_then(parse_iso8601),
         end: ended.and_then(parse_iso8601),
     };
-    let at = collector.span_ref(
-        entry,
-        text(obj, "trace_id"),
-        id.clone(),
-        parent.clone(),
-        times,
-    );
-    match kind.as_str() {
+    // The ids move into the span's `SpanRef`, made only for tool and model calls (a context
+    // span is only counted): a copy of each per span was a tenth of the allocations here.
+    let at = |collector: &mut Collector, id, parent| {
+        collector.span_ref(entry, text(obj, "trace_id"), id, parent, times)
+    };
+    match kind {
         "function" => {
             let status = if ended.is_none() {
                 Some("unfinished")
@@ -200,6 +199,7 @@ fn read_span(
                 .iter()
                 .find_map(|k| text(data, k))
                 .and_then(|s| clean_id(&s));
+            let at = at(collector, id, parent);
             collector.tools.push(ToolCall {
                 at,
                 name,
@@ -232,16 +232,105 @@ fn read_span(
                 id.as_deref(),
                 parent.as_deref(),
                 name.or_else(|| text(data, "model")).as_deref(),
-                &format!("model call ({kind} span): read for the join"),
+                if kind == "response" {
+                    "model call (response span): read for the join"
+                } else {
+                    "model call (generation span): read for the join"
+                },
             );
+            let at = at(collector, id, parent);
             collector.models.push(ModelCall { at, input });
         }
-        other => sink.context(
-            entry,
-            id.as_deref(),
-            parent.as_deref(),
-            name.as_deref(),
-            &format!("OpenAI Agents {other} span, not a tool or model call"),
-        ),
+        other => {
+            collector.skip_seq();
+            sink.context(
+                entry,
+                id.as_deref(),
+                parent.as_deref(),
+                name.as_deref(),
+                &other_span(other),
+            );
+        }
+    }
+}
+
+/// Why a span of another kind is skipped: the SDK's kinds as fixed texts, not formatted per
+/// span; any other kind is named as it came.
+fn other_span(kind: &str) -> Cow<'static, str> {
+    macro_rules! fixed {
+        ($($kind:literal)*) => {
+            match kind {
+                $($kind => Cow::Borrowed(concat!(
+                    "OpenAI Agents ", $kind, " span, not a tool or model call"
+                )),)*
+                other => Cow::Owned(format!(
+                    "OpenAI Agents {other} span, not a tool or model call"
+                )),
+            }
+        };
+    }
+    fixed!("agent" "handoff" "custom" "guardrail" "mcp_tools" "speech" "speech_group" "transcription")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_bytes, CheckOptions};
+
+    /// The SDK's span kinds get fixed texts, each the one the format string writes; any other
+    /// kind is named as it came.
+    #[test]
+    fn other_kinds_are_named_as_the_format_writes_them() {
+        for kind in [
+            "agent",
+            "handoff",
+            "custom",
+            "guardrail",
+            "mcp_tools",
+            "speech",
+            "speech_group",
+            "transcription",
+            "task",
+            "",
+            "odd\u{7}kind",
+        ] {
+            let want = format!("OpenAI Agents {kind} span, not a tool or model call");
+            assert_eq!(other_span(kind), want);
+            assert_eq!(
+                matches!(other_span(kind), Cow::Borrowed(_)),
+                !matches!(kind, "task" | "" | "odd\u{7}kind"),
+                "{kind:?}"
+            );
+        }
+    }
+
+    /// What a check of a real export says of each span it read for the join or skipped: the
+    /// reason names the span's own kind.
+    #[test]
+    fn model_and_other_spans_are_listed_with_their_kind() {
+        let text = include_str!("../../tests/fixtures/formats/openai-agents.jsonl");
+        let report = check_bytes(text.as_bytes(), CheckOptions::default());
+        let mut seen = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let item: Value = serde_json::from_str(line).unwrap();
+            let kind = item["span_data"]["type"].as_str().unwrap_or_default();
+            let want = match kind {
+                "generation" | "response" => format!("model call ({kind} span): read for the join"),
+                "function" | "" => continue,
+                other => format!("OpenAI Agents {other} span, not a tool or model call"),
+            };
+            let line = i as u64 + 1;
+            let got: Vec<&str> = report
+                .skipped
+                .iter()
+                .filter(|s| s.line == line)
+                .map(|s| s.reason.as_str())
+                .collect();
+            assert_eq!(got, [want.as_str()], "line {line}");
+            seen.push(kind.to_string());
+        }
+        for kind in ["generation", "response", "agent", "guardrail"] {
+            assert!(seen.iter().any(|k| k == kind), "the fixture has no {kind} span");
+        }
     }
 }
