@@ -330,7 +330,10 @@ mod tests {
             seen.push(kind.to_string());
         }
         for kind in ["generation", "response", "agent", "guardrail"] {
-            assert!(seen.iter().any(|k| k == kind), "the fixture has no {kind} span");
+            assert!(
+                seen.iter().any(|k| k == kind),
+                "the fixture has no {kind} span"
+            );
         }
     }
 }
