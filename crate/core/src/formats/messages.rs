@@ -470,12 +470,6 @@ pub(crate) fn langchain_message(value: &Value) -> Option<Value> {
     Some(Value::Object(m))
 }
 
-/// A tool span's result, unwrapped from what a framework wrapped it in, with the call id the
-/// wrapper carries. LangChain's tools return a ToolMessage, which tracers record serialised:
-/// OpenInference as `{"type": "tool", "data": {"content": ..., "tool_call_id": ...}}`,
-/// OpenLLMetry as `{"output": <lc constructor ToolMessage>, "kwargs": {...}}`. Measuring the
-/// wrapper would inflate every observed size, so the content is what the tool returned.
-/// Anything else is the result as it is ([`result_text`]).
 /// [`tool_result`] of a string attribute read without a `Value` of it: a text that cannot
 /// be a serialised message (no `{` first) is the result itself, as `tool_result` finds
 /// too; only one that may be is made a value (a tool result can be megabytes, and a copy
@@ -488,6 +482,12 @@ pub(crate) fn tool_result_text(text: &str) -> (Captured, Option<String>) {
     }
 }
 
+/// A tool span's result, unwrapped from what a framework wrapped it in, with the call id the
+/// wrapper carries. LangChain's tools return a ToolMessage, which tracers record serialised:
+/// OpenInference as `{"type": "tool", "data": {"content": ..., "tool_call_id": ...}}`,
+/// OpenLLMetry as `{"output": <lc constructor ToolMessage>, "kwargs": {...}}`. Measuring the
+/// wrapper would inflate every observed size, so the content is what the tool returned.
+/// Anything else is the result as it is ([`result_text`]).
 pub(crate) fn tool_result(value: &Value) -> (Captured, Option<String>) {
     let parsed;
     let structured = match value {
