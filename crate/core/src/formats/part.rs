@@ -52,8 +52,35 @@ pub struct PartReader {
     line_no: u64,
     collector: Collector,
     events: Recording,
+    calls: Calls,
     /// Bytes pushed.
     bytes: u64,
+}
+
+/// The tool and model calls of a part, encoded as each chunk's lines give them, not all at
+/// the end: each call is written while it is still in cache and freed at once (its memory
+/// reused by the next chunk's calls), where encoding half a 300 MB export at the end took a
+/// quarter of a second in wasm, then as long again to free, while the checker waited for it.
+#[derive(Default)]
+struct Calls {
+    tools: Encoder,
+    tool_count: u64,
+    models: Encoder,
+    model_count: u64,
+}
+
+impl Calls {
+    /// Encodes the calls the collector holds and empties it (its capacity stays).
+    fn take(&mut self, collector: &mut Collector) {
+        self.tool_count += collector.tools.len() as u64;
+        for tool in collector.tools.drain(..) {
+            self.tools.tool_call(&tool);
+        }
+        self.model_count += collector.models.len() as u64;
+        for model in collector.models.drain(..) {
+            self.models.model_call(&model);
+        }
+    }
 }
 
 impl PartReader {
@@ -65,6 +92,7 @@ impl PartReader {
             line_no: 1,
             collector: Collector::default(),
             events: Recording::default(),
+            calls: Calls::default(),
             bytes: 0,
         }
     }
@@ -79,6 +107,7 @@ impl PartReader {
             &mut self.collector,
             &mut self.events,
         );
+        self.calls.take(&mut self.collector);
     }
 
     /// The encoded part: every line read, the last one even without a newline.
@@ -90,29 +119,57 @@ impl PartReader {
             &mut self.collector,
             &mut self.events,
         );
-        let part = Part {
-            format: self.format,
-            lines: self.line_no - 1,
-            bytes: self.bytes,
-            seq: self.collector.seq,
-            unexpected: self.events.unexpected,
-            conventions: self.collector.conventions,
-            event_count: self.events.count,
-            events: &self.events.events.0,
-            tools: self.collector.tools,
-            models: self.collector.models,
-        };
-        part.encode()
+        self.calls.take(&mut self.collector);
+        let (events, calls) = (&self.events.events.0, &self.calls);
+        let mut w = Encoder(Vec::with_capacity(
+            64 + events.len() + calls.tools.0.len() + calls.models.0.len(),
+        ));
+        w.0.extend_from_slice(MAGIC);
+        w.u64(
+            Format::ALL
+                .iter()
+                .position(|f| *f == self.format)
+                .unwrap_or(0) as u64,
+        );
+        w.u64(self.line_no - 1);
+        w.u64(self.bytes);
+        w.u64(self.collector.seq);
+        w.bool(self.events.unexpected);
+        w.u64(self.collector.conventions.len() as u64);
+        for c in &self.collector.conventions {
+            w.static_name(c);
+        }
+        w.u64(self.events.count);
+        w.u64(events.len() as u64);
+        w.0.extend_from_slice(events);
+        w.u64(calls.tool_count);
+        w.0.extend_from_slice(&calls.tools.0);
+        w.u64(calls.model_count);
+        w.0.extend_from_slice(&calls.models.0);
+        w.0
     }
 }
 
 impl Part<'_> {
     /// Hands the part to a reader's collector and sink after `lines` lines (see
     /// [`super::Reader::absorb`]).
-    pub(super) fn replay(self, lines: u64, collector: &mut Collector, sink: &mut dyn Sink) {
+    /// The tool and model calls are decoded first, straight into the collector: should
+    /// they be damaged, the collector is put back as it was and nothing reached the sink.
+    pub(super) fn replay(
+        self,
+        lines: u64,
+        collector: &mut Collector,
+        sink: &mut dyn Sink,
+    ) -> Result<(), PartError> {
         // Part lines are numbered from 2 (see PartReader::line_no).
         let base = lines - 1;
         let seq = collector.seq;
+        let kept = (collector.tools.len(), collector.models.len());
+        if let Err(err) = self.calls_into(base, seq, collector) {
+            collector.tools.truncate(kept.0);
+            collector.models.truncate(kept.1);
+            return Err(err);
+        }
         // The events were read through once by `decode`: these reads cannot fail.
         let mut d = Decoder {
             bytes: self.events,
@@ -139,20 +196,43 @@ impl Part<'_> {
                 EventRef::Blank => sink.blank(),
             }
         }
-        for mut tool in self.tools {
-            tool.at.entry += base;
-            tool.at.seq += seq;
-            collector.tools.push(tool);
-        }
-        for mut model in self.models {
-            model.at.entry += base;
-            model.at.seq += seq;
-            collector.models.push(model);
-        }
         for convention in self.conventions {
             collector.saw(convention);
         }
         collector.seq += self.seq;
+        Ok(())
+    }
+
+    /// Decodes the calls into the collector, numbered after its own. Not through a vector of
+    /// their own first: each call is some 300 bytes, and half a 300 MB export has 140,000
+    /// of them, which filled fresh memory and were then moved again one by one.
+    fn calls_into(&self, base: u64, seq: u64, collector: &mut Collector) -> Result<(), PartError> {
+        let mut r = Decoder {
+            bytes: self.encoded,
+            at: self.calls_at,
+        };
+        // Room for the calls the part can hold (a damaged count must not reserve gigabytes):
+        // each call takes at least 8 encoded bytes, each tool message 5.
+        let n = r.len()?;
+        collector.tools.reserve(n.min(r.left() / 8));
+        for _ in 0..n {
+            let mut tool = r.tool_call()?;
+            tool.at.entry += base;
+            tool.at.seq += seq;
+            collector.tools.push(tool);
+        }
+        let n = r.len()?;
+        collector.models.reserve(n.min(r.left() / 8));
+        for _ in 0..n {
+            let mut model = r.model_call()?;
+            model.at.entry += base;
+            model.at.seq += seq;
+            collector.models.push(model);
+        }
+        if r.at != self.encoded.len() {
+            return Err(r.bad("end"));
+        }
+        Ok(())
     }
 }
 
@@ -240,8 +320,8 @@ impl Sink for Recording {
     }
 }
 
-/// What a part holds: the sink's calls still encoded (`events`), the calls for the join
-/// decoded.
+/// What a part holds: its header read, the sink's calls (`events`) checked but still
+/// encoded, and the tool and model calls still encoded (decoded by [`Part::replay`]).
 #[derive(Debug, PartialEq)]
 pub(super) struct Part<'a> {
     pub format: Format,
@@ -255,8 +335,9 @@ pub(super) struct Part<'a> {
     conventions: Vec<&'static str>,
     event_count: u64,
     events: &'a [u8],
-    tools: Vec<ToolCall>,
-    models: Vec<ModelCall>,
+    /// The whole part, and where in it the calls start.
+    encoded: &'a [u8],
+    calls_at: usize,
 }
 
 /// The first bytes of an encoded part (and its version).
@@ -284,60 +365,6 @@ const INVALID_KINDS: [InvalidKind; 7] = [
 ];
 
 impl<'a> Part<'a> {
-    fn encode(&self) -> Vec<u8> {
-        let mut w = Encoder(Vec::with_capacity(
-            64 + self.events.len() + 320 * (self.tools.len() + self.models.len()),
-        ));
-        w.0.extend_from_slice(MAGIC);
-        w.u64(
-            Format::ALL
-                .iter()
-                .position(|f| *f == self.format)
-                .unwrap_or(0) as u64,
-        );
-        w.u64(self.lines);
-        w.u64(self.bytes);
-        w.u64(self.seq);
-        w.bool(self.unexpected);
-        w.u64(self.conventions.len() as u64);
-        for c in &self.conventions {
-            w.static_name(c);
-        }
-        w.u64(self.event_count);
-        w.u64(self.events.len() as u64);
-        w.0.extend_from_slice(self.events);
-        w.u64(self.tools.len() as u64);
-        for t in &self.tools {
-            w.span_ref(&t.at);
-            w.opt_str(t.name.as_deref());
-            w.opt_str(t.call_id.as_deref());
-            w.opt_str(t.status.as_deref());
-            w.captured(&t.result);
-            w.static_name(t.source);
-        }
-        w.u64(self.models.len() as u64);
-        for m in &self.models {
-            w.span_ref(&m.at);
-            match &m.input {
-                Ok(messages) => {
-                    w.u64(0);
-                    w.u64(messages.len() as u64);
-                    for x in messages {
-                        w.opt_str(x.call_id.as_deref());
-                        w.opt_str(x.name.as_deref());
-                        w.captured(&x.content);
-                        w.bool(x.trailing);
-                    }
-                }
-                Err(why) => {
-                    w.u64(1);
-                    w.str(why);
-                }
-            }
-        }
-        w.0
-    }
-
     /// Reads a whole part, or says what is wrong with it. The sink's calls are read
     /// through (checked) but left encoded, for [`Part::replay`].
     pub(super) fn decode(bytes: &'a [u8]) -> Result<Part<'a>, PartError> {
@@ -370,44 +397,6 @@ impl<'a> Part<'a> {
         if check.at != events.len() {
             return Err(check.bad("events' end"));
         }
-        let n = r.len()?;
-        let mut tools = Vec::with_capacity(n.min(bytes.len()));
-        for _ in 0..n {
-            tools.push(ToolCall {
-                at: r.span_ref()?,
-                name: r.opt_str()?,
-                call_id: r.opt_str()?,
-                status: r.opt_str()?,
-                result: r.captured()?,
-                source: r.static_name()?,
-            });
-        }
-        let n = r.len()?;
-        let mut models = Vec::with_capacity(n.min(bytes.len()));
-        for _ in 0..n {
-            let at = r.span_ref()?;
-            let input = match r.u64()? {
-                0 => {
-                    let k = r.len()?;
-                    let mut messages = Vec::with_capacity(k.min(bytes.len()));
-                    for _ in 0..k {
-                        messages.push(ToolMessage {
-                            call_id: r.opt_str()?,
-                            name: r.opt_str()?,
-                            content: r.captured()?,
-                            trailing: r.bool()?,
-                        });
-                    }
-                    Ok(messages)
-                }
-                1 => Err(r.str()?),
-                _ => return Err(r.bad("model input")),
-            };
-            models.push(ModelCall { at, input });
-        }
-        if r.at != bytes.len() {
-            return Err(r.bad("end"));
-        }
         Ok(Part {
             format,
             lines,
@@ -417,8 +406,8 @@ impl<'a> Part<'a> {
             conventions,
             event_count,
             events,
-            tools,
-            models,
+            encoded: bytes,
+            calls_at: r.at,
         })
     }
 }
@@ -480,6 +469,33 @@ impl Encoder {
     fn digest(&mut self, d: &Digest) {
         self.0.extend_from_slice(d.as_bytes());
     }
+    fn tool_call(&mut self, t: &ToolCall) {
+        self.span_ref(&t.at);
+        self.opt_str(t.name.as_deref());
+        self.opt_str(t.call_id.as_deref());
+        self.opt_str(t.status.as_deref());
+        self.captured(&t.result);
+        self.static_name(t.source);
+    }
+    fn model_call(&mut self, m: &ModelCall) {
+        self.span_ref(&m.at);
+        match &m.input {
+            Ok(messages) => {
+                self.u64(0);
+                self.u64(messages.len() as u64);
+                for x in messages {
+                    self.opt_str(x.call_id.as_deref());
+                    self.opt_str(x.name.as_deref());
+                    self.captured(&x.content);
+                    self.bool(x.trailing);
+                }
+            }
+            Err(why) => {
+                self.u64(1);
+                self.str(why);
+            }
+        }
+    }
     fn captured(&mut self, c: &Captured) {
         match c {
             Captured::Missing(why) => {
@@ -523,6 +539,10 @@ struct Decoder<'a> {
 impl<'a> Decoder<'a> {
     fn bad(&self, what: &str) -> PartError {
         PartError(format!("a damaged part: its {what} at byte {}", self.at))
+    }
+    /// Bytes not read yet.
+    fn left(&self) -> usize {
+        self.bytes.len().saturating_sub(self.at)
     }
     fn byte(&mut self) -> Result<u8, PartError> {
         let b = *self.bytes.get(self.at).ok_or_else(|| self.bad("end"))?;
@@ -628,6 +648,37 @@ impl<'a> Decoder<'a> {
                 end: self.time()?,
             },
         })
+    }
+    fn tool_call(&mut self) -> Result<ToolCall, PartError> {
+        Ok(ToolCall {
+            at: self.span_ref()?,
+            name: self.opt_str()?,
+            call_id: self.opt_str()?,
+            status: self.opt_str()?,
+            result: self.captured()?,
+            source: self.static_name()?,
+        })
+    }
+    fn model_call(&mut self) -> Result<ModelCall, PartError> {
+        let at = self.span_ref()?;
+        let input = match self.u64()? {
+            0 => {
+                let k = self.len()?;
+                let mut messages = Vec::with_capacity(k.min(self.left() / 5));
+                for _ in 0..k {
+                    messages.push(ToolMessage {
+                        call_id: self.opt_str()?,
+                        name: self.opt_str()?,
+                        content: self.captured()?,
+                        trailing: self.bool()?,
+                    });
+                }
+                Ok(messages)
+            }
+            1 => Err(self.str()?),
+            _ => return Err(self.bad("model input")),
+        };
+        Ok(ModelCall { at, input })
     }
     fn digest(&mut self) -> Result<Digest, PartError> {
         let b = self.take(32)?;

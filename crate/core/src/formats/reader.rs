@@ -269,7 +269,7 @@ impl Reader {
             ));
         }
         let (lines, bytes) = (part.lines, part.bytes);
-        part.replay(self.line_no, collector, sink);
+        part.replay(self.line_no, collector, sink)?;
         self.line_no += lines;
         Ok(bytes)
     }
