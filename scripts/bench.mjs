@@ -441,17 +441,24 @@ async function benchSha() {
   // Every contender of a workload timed once per round, in an order that turns each round,
   // so a burst of load on a shared machine falls on all of them alike (timed one contender
   // after another, a burst decided a ratio: the 64 MiB row read 1.17x, 1.05x and 0.88x in
-  // three runs of unchanged code).
+  // three runs of unchanged code). WebCrypto's rounds come after the others', as in the
+  // per-size rows below: 100,000 promises leave garbage that the next contenders paid for
+  // (in rotation with it, Node's createHash loop took 1.3-2x as long, and the per-call row
+  // read 0.85-0.86x hash-wasm in two recorded runs; 1.11x and 1.04x with WebCrypto last, in
+  // two runs of `--only sha`).
   const interleaved = async (name, contenders) => {
     log(`sha256: ${name}`);
     const entries = Object.entries(contenders).filter(([, fn]) => fn);
     const times = Object.fromEntries(entries.map(([k]) => [k, []]));
-    for (let r = 0; r < 2 * RUNS + 5; r++) {
-      for (let j = 0; j < entries.length; j++) {
-        const [k, fn] = entries[(r + j) % entries.length];
-        const t = performance.now();
-        await fn();
-        times[k].push((performance.now() - t) / 1000);
+    const groups = [entries.filter(([k]) => k !== 'web'), entries.filter(([k]) => k === 'web')];
+    for (const group of groups) {
+      for (let r = 0; r < 2 * RUNS + 5; r++) {
+        for (let j = 0; j < group.length; j++) {
+          const [k, fn] = group[(r + j) % group.length];
+          const t = performance.now();
+          await fn();
+          times[k].push((performance.now() - t) / 1000);
+        }
       }
     }
     return Object.fromEntries(entries.map(([k]) => [k, median(times[k])]));

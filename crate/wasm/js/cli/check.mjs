@@ -38,9 +38,10 @@ on stderr says what it held); 2 a usage or I/O error.`;
 
 const PROGRESS_MIN_BYTES = 8 << 20;
 // Trace files from this size on are read by several threads by default (see `checkOne`).
-// On a 2-CPU machine two threads measured 1.16x faster on 100 MB of OTLP and 1.07-1.29x on
-// 300 MB, and level within the noise on 50 and 30 MB: below, a worker's start (a thread, the
-// module compiled again) and the part handed back cost what the second thread saves.
+// On a 2-CPU machine two threads measured 1.24x faster on 100 MB of OTLP and 1.20x on 300 MB,
+// 1.06x on 50 MB (0.63 against 0.67 s, within the noise) and level on 30 MB (medians of 4-6
+// interleaved rounds): below, a worker's start (a thread, the module compiled again) and the
+// part handed back cost what the second thread saves.
 const PARTS_MIN_BYTES = 64 << 20;
 // With `--threads N` given, from this size on: the user asked for threads.
 const PARTS_MIN_BYTES_ASKED = 4 << 20;
