@@ -550,6 +550,13 @@ impl<'a> Decoder<'a> {
         Ok(b)
     }
     fn u64(&mut self) -> Result<u64, PartError> {
+        // Most numbers of a part (lengths, flags, line numbers within a chunk) take one byte.
+        if let Some(&b) = self.bytes.get(self.at) {
+            if b < 0x80 {
+                self.at += 1;
+                return Ok(u64::from(b));
+            }
+        }
         let mut n = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
@@ -583,8 +590,9 @@ impl<'a> Decoder<'a> {
     fn text(&mut self) -> Result<&'a str, PartError> {
         let n = self.len()?;
         let bytes = self.take(n)?;
-        std::str::from_utf8(bytes)
-            .map_err(|_| PartError("a damaged part: text that is not UTF-8".into()))
+        // Ids, names and previews are mostly ASCII: checked 16 bytes a step.
+        crate::bytes::utf8(bytes)
+            .ok_or_else(|| PartError("a damaged part: text that is not UTF-8".into()))
     }
     fn opt_text(&mut self) -> Result<Option<&'a str>, PartError> {
         Ok(if self.bool()? {
