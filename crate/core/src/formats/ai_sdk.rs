@@ -23,6 +23,8 @@ use super::otel::{AttrValue, OtelSpan, Read};
 
 pub(crate) const OPERATION: &str = "ai.operationId";
 
+// Never inlined: see `semconv::interpret` (V8 optimizes a smaller function sooner).
+#[inline(never)]
 pub(crate) fn read(span: &OtelSpan<'_>) -> Read {
     let op = span.attr_str(OPERATION).unwrap_or_default();
     if op == "ai.toolCall" {

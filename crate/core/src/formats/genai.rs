@@ -22,6 +22,8 @@ use super::otel::{as_text, indexed, AttrValue, Attrs, Group, OtelSpan, Read};
 const NOT_RECORDED: &str = "is not recorded (an opt-in attribute: turn on content capture in the \
      instrumentation, e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)";
 
+// Never inlined: see `semconv::interpret` (V8 optimizes a smaller function sooner).
+#[inline(never)]
 pub(crate) fn read(span: &OtelSpan<'_>) -> Option<Read> {
     let op = span.attr_str("gen_ai.operation.name");
     if op == Some("execute_tool") {

@@ -131,46 +131,9 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
 
     for (t, tool) in tools.iter().enumerate() {
         let trace = tool_trace[t].map(|g| &traces[g as usize]);
-        let later = trace.map_or_else(Later::default, |x| x.later(tool, models));
-        let ids_in_use =
-            tool.call_id.is_some() && trace.is_some_and(|x| later.any(|r| x.with_ids(r)));
-        if let (Some(id), true, Some(x)) = (&tool.call_id, ids_in_use, trace) {
-            // The first later model call whose captured input carries the id; failing that,
-            // the first later one whose input was not captured.
-            let (positions, messages) = x.carrying(id);
-            let found = later.first_in(positions);
-            let uncaptured = later.first_in(&x.uncaptured);
-            let outcome = match (found, uncaptured) {
-                (Some(at), _) => {
-                    let model = x.list[positions[at]];
-                    let message = messages[at];
-                    claimed[claimed_at[model] + message] = true;
-                    Outcome::Received { model, message }
-                }
-                (None, Some(at)) => Outcome::NotCaptured {
-                    model: x.list[x.uncaptured[at]],
-                },
-                (None, None) => Outcome::NotReceived(format!(
-                    "no later model call's input carries call id {id:?} ({} checked)",
-                    later.len()
-                )),
-            };
-            outcomes[t] = Some((outcome, Join::ToolCallId));
-            continue;
-        }
-        let later_first = trace.and_then(|x| later.first().map(|p| x.list[p]));
-        match later_first {
-            None => outcomes[t] = Some((Outcome::NoLaterCall, Join::Unmatched)),
-            Some(m) if models[m].input.is_err() => {
-                // Ids would have been the key had the input been captured.
-                let key = if tool.call_id.is_some() {
-                    Join::ToolCallId
-                } else {
-                    Join::Order
-                };
-                outcomes[t] = Some((Outcome::NotCaptured { model: m }, key));
-            }
-            Some(m) => by_next.entry(m).or_default().push(t),
+        match first_pass(tool, trace, models, &mut claimed, &claimed_at) {
+            Ok(outcome) => outcomes[t] = Some(outcome),
+            Err(next) => by_next.entry(next).or_default().push(t),
         }
     }
 
@@ -226,6 +189,62 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
     }
 
     outcomes
+}
+
+/// One tool call's outcome by id, or the model call whose order join decides it (`Err`).
+///
+/// A function of its own, never inlined (nor by wasm-opt, see `scripts/build`), though it
+/// has one caller: `outcomes` runs once per check, and V8 does not replace a running wasm
+/// function's baseline code with optimized code (no on-stack replacement), so a loop body
+/// inlined there runs as baseline code for the whole of a first check; called once per
+/// tool call, this one is optimized after its first calls (issue 17).
+#[inline(never)]
+fn first_pass(
+    tool: &ToolCall,
+    trace: Option<&TraceIndex<'_>>,
+    models: &[ModelCall],
+    claimed: &mut [bool],
+    claimed_at: &[usize],
+) -> Result<(Outcome, Join), usize> {
+    let later = trace.map_or_else(Later::default, |x| x.later(tool, models));
+    let ids_in_use = tool.call_id.is_some() && trace.is_some_and(|x| later.any(|r| x.with_ids(r)));
+    if let (Some(id), true, Some(x)) = (&tool.call_id, ids_in_use, trace) {
+        // The first later model call whose captured input carries the id; failing that,
+        // the first later one whose input was not captured.
+        let (positions, messages) = x.carrying(id);
+        let found = later.first_in(positions);
+        let uncaptured = later.first_in(&x.uncaptured);
+        let outcome = match (found, uncaptured) {
+            (Some(at), _) => {
+                let model = x.list[positions[at]];
+                let message = messages[at];
+                claimed[claimed_at[model] + message] = true;
+                Outcome::Received { model, message }
+            }
+            (None, Some(at)) => Outcome::NotCaptured {
+                model: x.list[x.uncaptured[at]],
+            },
+            (None, None) => Outcome::NotReceived(format!(
+                "no later model call's input carries call id {id:?} ({} checked)",
+                later.len()
+            )),
+        };
+        return Ok((outcome, Join::ToolCallId));
+    }
+    let later_first = trace.and_then(|x| later.first().map(|p| x.list[p]));
+    match later_first {
+        None => Ok((Outcome::NoLaterCall, Join::Unmatched)),
+        Some(m) if models[m].input.is_err() => {
+            // Ids would have been the key had the input been captured.
+            let key = if tool.call_id.is_some() {
+                Join::ToolCallId
+            } else {
+                Join::Order
+            };
+            Ok((Outcome::NotCaptured { model: m }, key))
+        }
+        Some(m) => Err(m),
+    }
 }
 
 /// One trace's model calls in time order, indexed for the join's questions about "the model
@@ -488,6 +507,8 @@ fn at_model(model: &ModelCall) -> String {
     }
 }
 
+// Never inlined, as `first_pass` (see there): the loop that takes the rows runs once.
+#[inline(never)]
 fn build(tool: ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) -> JoinedRow {
     let mut notes = Vec::new();
     let mut warnings = Vec::new();

@@ -12,6 +12,14 @@ use super::model::{ModelCall, ToolCall};
 use super::otel::{OtelSpan, Read};
 use super::{ai_sdk, genai, openinference, Collector, Sink};
 
+/// Interprets one span. Each convention's reader is a function of its own, never inlined
+/// here (nor by wasm-opt: see `scripts/build`): V8 compiles a hot wasm function with its
+/// optimizing tier (TurboFan) in the background, in time that grows with the function's
+/// size, and until then runs baseline code. With the readers inlined this was one 20.6 KB
+/// function that took 120 ms to optimize, so on a first check, which is every CLI run,
+/// the spans of the first megabytes were read by baseline code, and the GenAI path waited
+/// on the compilation of the OpenInference and AI SDK paths it never takes (issue 17;
+/// `node --trace-wasm-compilation-times`).
 pub(crate) fn interpret(
     span: OtelSpan<'_>,
     entry: u64,
