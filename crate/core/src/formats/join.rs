@@ -197,7 +197,9 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
 /// has one caller: `outcomes` runs once per check, and V8 does not replace a running wasm
 /// function's baseline code with optimized code (no on-stack replacement), so a loop body
 /// inlined there runs as baseline code for the whole of a first check; called once per
-/// tool call, this one is optimized after its first calls (issue 17).
+/// tool call, this one can be optimized after its first calls. Measured on a first 50 MB
+/// OTLP check, `finish` stayed within the noise (117 against 122 ms, 6 rounds): what the
+/// split measurably changes is less for V8 to compile (`outcomes` 18.7 -> 15.1 KB; issue 17).
 #[inline(never)]
 fn first_pass(
     tool: &ToolCall,
