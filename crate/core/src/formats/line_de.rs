@@ -18,6 +18,11 @@
 //! fast path means the line is read again by the tree reader, whose messages are the ones
 //! shown. So declining costs speed on rare input, never a verdict. The tests hold it to
 //! serde_json on every fixture line and on thousands of damaged ones.
+//!
+//! One request is answered otherwise, and only when asked for by name: an OTLP attribute
+//! entry ([`OTLP_ATTRIBUTE`]) in the exporters' compact form comes back whole, as its two
+//! strings, where serde_json hands the visitor the entry to read field by field. The visitor
+//! that asks makes the same value of either answer; its tests hold it to the tree reader.
 
 use std::fmt;
 
@@ -266,17 +271,10 @@ macro_rules! declined {
     };
 }
 
-/// [`declined!`] for the named and sized shapes of serde's data model.
+/// [`declined!`] for the named and sized shapes of serde's data model, but newtypes.
 macro_rules! declined_shapes {
     () => {
         fn deserialize_unit_struct<V: Visitor<'de>>(
-            self,
-            _: &'static str,
-            _: V,
-        ) -> Result<V::Value> {
-            Err(Declined)
-        }
-        fn deserialize_newtype_struct<V: Visitor<'de>>(
             self,
             _: &'static str,
             _: V,
@@ -401,6 +399,88 @@ impl<'de> de::Deserializer<'de> for &mut LineDe<'de> {
         deserialize_char deserialize_bytes deserialize_byte_buf deserialize_identifier
     }
     declined_shapes!();
+
+    // The one newtype the fast paths ask for, an OTLP attribute entry ([`OTLP_ATTRIBUTE`]):
+    // in the compact form answered whole, otherwise with the entry itself, as serde_json
+    // answers any newtype request, so the visitor then reads it as it would from serde_json.
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name != OTLP_ATTRIBUTE {
+            return Err(Declined);
+        }
+        match self.compact_attribute() {
+            Some((key, value)) => visitor.visit_seq(Strings {
+                items: [key, value],
+                next: 0,
+            }),
+            None => visitor.visit_newtype_struct(self),
+        }
+    }
+}
+
+/// The name of the newtype request for an OTLP attribute entry (see
+/// `otlp_json::AttributeList`). [`LineDe`] answers an entry in the exporters' compact form,
+/// `{"key":"k","value":{"stringValue":"v"}}` without whitespace and with no escape in either
+/// string, with a sequence of `k` and `v`, borrowed: what the field-by-field visitor makes of
+/// those bytes, in two scans for a quote instead of eleven visitor calls.
+pub(super) const OTLP_ATTRIBUTE: &str = "$toolslice::otlp_json::Attribute";
+
+impl<'de> LineDe<'de> {
+    /// The key and string value of an attribute entry at `self.i` in the compact form, which
+    /// is then consumed; `None` (nothing consumed) for any other text.
+    #[inline]
+    fn compact_attribute(&mut self) -> Option<(&'de str, &'de str)> {
+        const HEAD: &[u8] = br#"{"key":""#;
+        const MIDDLE: &[u8] = br#"","value":{"stringValue":""#;
+        const TAIL: &[u8] = br#""}}"#;
+        // Two objects deep, as `map` would go: deeper input is left to it, which declines.
+        if self.depth + 2 >= MAX_DEPTH {
+            return None;
+        }
+        let b = self.b;
+        let key = self.i + HEAD.len();
+        if b.get(self.i..key)? != HEAD {
+            return None;
+        }
+        // Each string ends at its first quote, backslash or control byte, and only a quote,
+        // the first byte of what must follow, lets the form go on: no escape, nothing that
+        // fails serde_json.
+        let key_end = next_special::<false>(b, key)?;
+        let value = key_end + MIDDLE.len();
+        if b.get(key_end..value)? != MIDDLE {
+            return None;
+        }
+        let value_end = next_special::<false>(b, value)?;
+        let end = value_end + TAIL.len();
+        if b.get(value_end..end)? != TAIL {
+            return None;
+        }
+        self.i = end;
+        // Both strings start and end next to ASCII quotes: char boundaries.
+        Some((&self.text[key..key_end], &self.text[value..value_end]))
+    }
+}
+
+/// Strings handed out as a sequence, each borrowed.
+struct Strings<'de> {
+    items: [&'de str; 2],
+    next: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for Strings<'de> {
+    type Error = Declined;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some(&s) = self.items.get(self.next) else {
+            return Ok(None);
+        };
+        self.next += 1;
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(s))
+            .map(Some)
+    }
 }
 
 /// The elements of an array, as serde_json's `SeqAccess` hands them out.
@@ -506,6 +586,14 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
         deserialize_option deserialize_unit deserialize_seq deserialize_map
     }
     declined_shapes!();
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: V,
+    ) -> Result<V::Value> {
+        Err(Declined)
+    }
 }
 
 #[cfg(test)]
@@ -857,5 +945,49 @@ mod tests {
             }
         }
         assert!(cases > 5000, "cases: {cases}");
+    }
+
+    /// The compact form of an OTLP attribute entry is answered whole and consumed; any other
+    /// text, nothing consumed, is left to the entry's visitor.
+    #[test]
+    fn compact_attribute_entries() {
+        let take = |text: &str| {
+            let mut de = LineDe::new(text);
+            let got = de
+                .compact_attribute()
+                .map(|(k, v)| (k.to_string(), v.to_string()));
+            (got, de.i)
+        };
+        let text = r#"{"key":"k","value":{"stringValue":"a b"}},"#;
+        assert_eq!(
+            take(text),
+            (Some(("k".into(), "a b".into())), text.len() - 1)
+        );
+        let text = "{\"key\":\"\u{e9}\",\"value\":{\"stringValue\":\"\"}}";
+        assert_eq!(
+            take(text),
+            (Some(("\u{e9}".into(), String::new())), text.len())
+        );
+        for text in [
+            r#"{"key":"k","value":{"stringValue":"a\nb"}}"#,
+            r#"{"key":"k\u0041","value":{"stringValue":"v"}}"#,
+            "{\"key\":\"k\",\"value\":{\"stringValue\":\"a\nb\"}}",
+            r#"{"key":"k","value":{"intValue":"3"}}"#,
+            r#"{"key":"k","value":{"stringValue":"v","x":1}}"#,
+            r#"{"key":"k","value":{"stringValue":"v"},"x":1}"#,
+            r#"{"key": "k","value":{"stringValue":"v"}}"#,
+            r#"{"value":{"stringValue":"v"},"key":"k"}"#,
+            r#"{"key":"k","value":{"stringValue":"v"#,
+            r#"{"key":"k""#,
+            "",
+        ] {
+            assert_eq!(take(text), (None, 0), "{text}");
+        }
+        // As deep as `map` would decline, it declines too.
+        let mut de = LineDe::new(r#"{"key":"k","value":{"stringValue":"v"}}"#);
+        de.depth = MAX_DEPTH - 2;
+        assert_eq!(de.compact_attribute(), None);
+        de.depth = MAX_DEPTH - 3;
+        assert_eq!(de.compact_attribute(), Some(("k", "v")));
     }
 }
