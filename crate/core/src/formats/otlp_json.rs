@@ -549,8 +549,8 @@ impl<'de> Deserialize<'de> for Id<'de> {
 /// value of a repeated key (as the tree reader's `attributes`). `null` reads as empty.
 ///
 /// Each entry is asked for as a newtype struct named [`OTLP_ATTRIBUTE`] (serde's way to let
-/// one deserializer answer a request of its own, as serde_json's `RawValue` is asked for): the line
-/// deserializer answers an entry in the exporters' compact form,
+/// one deserializer answer a request of its own, as serde_json's `RawValue` is asked for):
+/// the line deserializer answers an entry in the exporters' compact form,
 /// `{"key":"k","value":{"stringValue":"v"}}` with no escape in either string, with the two
 /// strings at once, found by two scans for a quote; any other entry is read field by field
 /// ([`Attributes`]). Attributes are over half the bytes of an OTLP export, and field by field
