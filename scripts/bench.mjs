@@ -272,6 +272,8 @@ function benchPeersOtlp() {
     ['openai-agents.jsonl', 'openai_agents', 'OpenAI Agents SDK trace export (one trace or span per line)'],
   ];
   const threads = Math.min(availableParallelism(), 4);
+  // Seven rounds: with three, runs of one build here moved by about 0.1 in these ratios.
+  const otlpRounds = quick ? 1 : 7;
   const rows = [];
   const inputOf = (name, target) => {
     const src = `${repo}/crate/core/tests/fixtures/formats/${name}`;
@@ -296,7 +298,7 @@ function benchPeersOtlp() {
       names.push(`\`${lib}.loads\` per line (parse only), CPython`);
     }
     log(`peers: ${format}, ${fmt(size)} MB`);
-    const res = interleaved(cmds, quick ? 1 : 3);
+    const res = interleaved(cmds, otlpRounds);
     const floor = res[floorAt] ?? res[0];
     rows.push(...res.map((r, i) => `| ${what}, ${fmt(size)} MB | ${names[i]} | ${r.s.toFixed(2)} s | ${fmt(size / r.s)} | ${fmt(r.rssMB)} MB | ${ratio(floor.s, r.s)} |`));
   };
@@ -320,7 +322,7 @@ function benchPeersOtlp() {
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB. Whole processes, cold, interleaved; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
+      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB. Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
       '',
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',
