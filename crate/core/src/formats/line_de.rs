@@ -422,7 +422,7 @@ impl<'de> de::Deserializer<'de> for &mut LineDe<'de> {
 }
 
 /// The name of the newtype request for an OTLP attribute entry (see
-/// `otlp_json::AttributeList`). [`LineDe`] answers an entry in the exporters' compact form,
+/// `otlp_json::Attributes`). [`LineDe`] answers an entry in the exporters' compact form,
 /// `{"key":"k","value":{"stringValue":"v"}}` without whitespace and with no escape in either
 /// string, with a sequence of `k` and `v`, borrowed: what the field-by-field visitor makes of
 /// those bytes, in two scans for a quote instead of eleven visitor calls.

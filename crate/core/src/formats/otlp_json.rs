@@ -189,8 +189,14 @@ impl<'de> Deserialize<'de> for Request<'de> {
 }
 
 /// Reads the objects of an array one at a time.
-trait EachObject<'de> {
+trait EachObject<'de>: Sized {
     fn object<A: MapAccess<'de>>(&mut self, map: A) -> Result<(), A::Error>;
+
+    /// Asks the deserializer for one item: as an object, which [`EachObject::object`]
+    /// reads, unless the reader of the items asks otherwise (see [`Attributes`]).
+    fn item<D: Deserializer<'de>>(&mut self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(ListItem(self))
+    }
 }
 
 /// A JSON array of objects, each read by `T`; `null` reads as empty, as the tree reader
@@ -227,7 +233,7 @@ struct ListItem<'a, T>(&'a mut T);
 impl<'de, T: EachObject<'de>> DeserializeSeed<'de> for ListItem<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
+        self.0.item(d)
     }
 }
 
@@ -361,7 +367,7 @@ impl<'de> EachObject<'de> for Spans<'_, 'de> {
                 "attributes" => {
                     once(&mut seen.attributes)?;
                     let mut list = Vec::new();
-                    map.next_value_seed(AttributeList(&mut list))?;
+                    map.next_value_seed(List(&mut Attributes(&mut list)))?;
                     span.attrs = Attrs::from_list(list);
                 }
                 "events" => {
@@ -546,75 +552,46 @@ impl<'de> Deserialize<'de> for Id<'de> {
 }
 
 /// `[{"key": k, "value": AnyValue}]` in the order given: [`Attrs::from_list`] keeps the first
-/// value of a repeated key (as the tree reader's `attributes`). `null` reads as empty.
+/// value of a repeated key (as the tree reader's `attributes`). An entry whose key is `null`
+/// or missing is dropped.
 ///
 /// Each entry is asked for as a newtype struct named [`OTLP_ATTRIBUTE`] (serde's way to let
 /// one deserializer answer a request of its own, as serde_json's `RawValue` is asked for):
 /// the line deserializer answers an entry in the exporters' compact form,
 /// `{"key":"k","value":{"stringValue":"v"}}` with no escape in either string, with the two
 /// strings at once, found by two scans for a quote; any other entry is read field by field
-/// ([`Attributes`]). Attributes are over half the bytes of an OTLP export, and field by field
-/// each cost eleven visitor calls.
-struct AttributeList<'a, 'de>(&'a mut Vec<(Cow<'de, str>, AttrValue<'de>)>);
+/// ([`Attributes::object`]). Attributes are over half the bytes of an OTLP export, and field
+/// by field each cost eleven visitor calls.
+struct Attributes<'a, 'de>(&'a mut Vec<(Cow<'de, str>, AttrValue<'de>)>);
 
-impl<'de> DeserializeSeed<'de> for AttributeList<'_, 'de> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_option(self)
-    }
-}
+/// How [`Attributes`] asks for an entry, and takes either answer.
+struct Attribute<'s, 'a, 'de>(&'s mut Attributes<'a, 'de>);
 
-impl<'de> Visitor<'de> for AttributeList<'_, 'de> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of attributes or null")
-    }
-    fn visit_none<E: Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(Attribute(&mut *self.0))?.is_some() {}
-        Ok(())
-    }
-}
-
-/// One attribute entry: see [`AttributeList`].
-struct Attribute<'a, 'de>(&'a mut Vec<(Cow<'de, str>, AttrValue<'de>)>);
-
-impl<'de> DeserializeSeed<'de> for Attribute<'_, 'de> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_newtype_struct(OTLP_ATTRIBUTE, self)
-    }
-}
-
-impl<'de> Visitor<'de> for Attribute<'_, 'de> {
+impl<'de> Visitor<'de> for Attribute<'_, '_, 'de> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an attribute")
     }
     // The entry itself: read field by field.
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        ListItem(&mut Attributes(self.0)).deserialize(d)
+        d.deserialize_map(ListItem(self.0))
     }
-    // The compact form, answered whole: what `Attributes` makes of it, a borrowed key and a
+    // The compact form, answered whole: what `object` makes of it, a borrowed key and a
     // borrowed string value.
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let key: &'de str = seq.next_element()?.ok_or_else(|| unusual("an attribute"))?;
         let value: &'de str = seq.next_element()?.ok_or_else(|| unusual("an attribute"))?;
-        self.0.push((Cow::Borrowed(key), AttrValue::text(value)));
+        let Attribute(Attributes(list)) = self;
+        list.push((Cow::Borrowed(key), AttrValue::text(value)));
         Ok(())
     }
 }
 
-/// An attribute entry read field by field. An entry whose key is `null` or missing is
-/// dropped.
-struct Attributes<'a, 'de>(&'a mut Vec<(Cow<'de, str>, AttrValue<'de>)>);
-
 impl<'de> EachObject<'de> for Attributes<'_, 'de> {
+    fn item<D: Deserializer<'de>>(&mut self, d: D) -> Result<(), D::Error> {
+        d.deserialize_newtype_struct(OTLP_ATTRIBUTE, Attribute(self))
+    }
+
     #[inline(never)]
     fn object<A: MapAccess<'de>>(&mut self, mut map: A) -> Result<(), A::Error> {
         let (mut key, mut value) = (None, None);
@@ -663,7 +640,7 @@ impl<'de> EachObject<'de> for Events<'_, 'de> {
                 "attributes" => {
                     once(&mut seen_attrs)?;
                     let mut list = Vec::new();
-                    map.next_value_seed(AttributeList(&mut list))?;
+                    map.next_value_seed(List(&mut Attributes(&mut list)))?;
                     event.attrs = Attrs::from_list(list);
                 }
                 _ => {
