@@ -159,7 +159,7 @@ impl Entry {
 /// FxHash (the multiply-rotate hash rustc uses; not DoS-resistant, and a crafted file only
 /// makes its own check slower) of the length and the bytes, read as [`eq`] reads them.
 #[inline(always)]
-fn hash(b: &[u8]) -> u32 {
+pub(crate) fn hash(b: &[u8]) -> u32 {
     const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
     let add = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(SEED);
     let n = b.len();

@@ -69,8 +69,14 @@ pub(crate) const ATTRIBUTE_LIMITS: [u64; 3] = [4096, 12000, 32000];
 const PREVIEW_CHARS: usize = 128;
 
 impl Content {
-    /// Measures a string.
+    /// Measures a string (or answers with the measures of the same text measured since the
+    /// previous model input began: [`super::memo`]).
     pub fn of_text(text: &str) -> Content {
+        super::memo::measured(text, Content::of_text_unkept)
+    }
+
+    /// Measures a string, whether measured before or not.
+    pub(super) fn of_text_unkept(text: &str) -> Content {
         let data = match text.trim_start().as_bytes().first() {
             Some(b'{' | b'[') => match serde_json::from_str::<Value>(text) {
                 Ok(v) => Some((v, Syntax::Json)),

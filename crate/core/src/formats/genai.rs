@@ -95,7 +95,7 @@ pub(crate) fn read(span: &OtelSpan<'_>) -> Option<Read> {
 /// layout has one event per message of its input, and building those objects was a fifth of
 /// the reading time).
 fn from_events(span: &OtelSpan<'_>) -> Option<Vec<ToolMessage>> {
-    let mut reading = Reading::default();
+    let mut reading = Reading::new();
     let mut any = false;
     for event in &span.events {
         let role = match &*event.name {

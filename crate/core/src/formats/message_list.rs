@@ -205,7 +205,7 @@ fn list<'de, A: SeqAccess<'de>>(
     left: &Cell<bool>,
     nest: bool,
 ) -> Result<Vec<ToolMessage>, A::Error> {
-    let mut reading = Reading::default();
+    let mut reading = Reading::new();
     let mut inner = None;
     let mut entries = 0;
     while let Some(entry) = seq.next_element_seed(EntrySeed {

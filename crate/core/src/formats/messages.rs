@@ -61,7 +61,7 @@ pub(crate) fn tool_messages(input: &Value) -> Result<Vec<ToolMessage>, String> {
 /// Reads the tool messages of already-structured messages (OpenInference's flattened
 /// attributes are rebuilt into this shape).
 pub(crate) fn read_list(list: &[Value]) -> Vec<ToolMessage> {
-    let mut reading = Reading::default();
+    let mut reading = Reading::new();
     for message in list {
         let plain = langchain_message(message);
         match plain.as_ref().unwrap_or(message).as_object() {
@@ -116,7 +116,6 @@ impl Message for Map<String, Value> {
 }
 
 /// The tool messages of an input read so far, one message at a time and in input order.
-#[derive(Default)]
 pub(crate) struct Reading {
     names: CallNames,
     out: Vec<(usize, ToolMessage)>,
@@ -175,6 +174,18 @@ impl CallNames {
 }
 
 impl Reading {
+    /// A model input starts: its tool messages are measured anew only when they were not
+    /// measured since the previous input began ([`super::memo`]).
+    pub fn new() -> Reading {
+        super::memo::next_input();
+        Reading {
+            names: CallNames::default(),
+            out: Vec::new(),
+            last_assistant: None,
+            index: 0,
+        }
+    }
+
     /// Reads the next message of the input.
     pub fn message<M: Message + ?Sized>(&mut self, m: &M) {
         let index = self.index;

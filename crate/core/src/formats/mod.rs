@@ -64,6 +64,7 @@ mod genai;
 mod join;
 mod langfuse;
 mod line_de;
+mod memo;
 mod message_list;
 mod messages;
 mod model;
@@ -258,6 +259,7 @@ impl Collector {
 
     /// Joins and hands every tool call to the sink, in read order.
     pub fn finish(self, sink: &mut dyn Sink) -> Vec<String> {
+        memo::forget();
         for row in join::join(self.tools, &self.models) {
             sink.row(row.entry, row.record, row.provenance);
         }
