@@ -261,6 +261,43 @@ function benchPeersCheck() {
   });
 }
 
+const LONG_RUN_CALLS = 60;
+const LONG_RUN_RESULT = 2000;
+
+// Agents SDK runs of LONG_RUN_CALLS tool calls, one per generation, each result a build log
+// of about LONG_RUN_RESULT bytes (distinct in every run), each generation's input the whole
+// conversation so far: as many runs, each its own trace, as make `target` bytes.
+function longRunsInput(target) {
+  const path = `${out}/openai-agents-long-runs-${target}.jsonl`;
+  if (existsSync(path) && statSync(path).size >= target) return path;
+  log(`generating ${mb(target)} MB of long Agents SDK runs`);
+  const r = rng(17);
+  const n = (k) => Math.floor(r() * k);
+  const lines = [];
+  let size = 0;
+  for (let run = 0; size < target; run++) {
+    const trace = `trace_${run.toString(16).padStart(32, '0')}`;
+    let t = 0;
+    const at = () => { t += 1; return new Date(Date.UTC(2025, 5, 15, 10) + t).toISOString().replace('Z', '000+00:00'); };
+    const span = (id, data) => JSON.stringify({ object: 'trace.span', id, trace_id: trace, parent_id: 'agent', started_at: at(), ended_at: at(), span_data: data, error: null });
+    let messages = [{ role: 'system', content: 'You are the build agent.' }, { role: 'user', content: 'Fix the build.' }];
+    for (let i = 0; i < LONG_RUN_CALLS; i++) {
+      const id = `call_${run}_${i}`;
+      const call = { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'shell', arguments: '{}' } }] };
+      let text = '';
+      while (text.length < LONG_RUN_RESULT) text += `   Compiling crate-${n(1e6)} v0.${n(99)}.1 (/work/src/crate-${n(1e6)})\n`;
+      const pair = [
+        span(`gen_${run}_${i}`, { type: 'generation', input: messages, output: [call], model: 'gpt-4o' }),
+        span(`fn_${run}_${i}`, { type: 'function', name: 'shell', input: '{}', output: text }),
+      ];
+      for (const l of pair) { lines.push(l); size += l.length + 1; }
+      messages = [...messages, call, { role: 'tool', tool_call_id: id, content: text }];
+    }
+  }
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+
 function benchPeersOtlp() {
   // Each trace format's fixture repeated to the same size, read by toolslice end to end and
   // parsed line by line by orjson and json.loads (issue 17: every trace format at least as
@@ -308,6 +345,10 @@ function benchPeersOtlp() {
     if (!path) continue;
     measure(what, format, path, [[[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB)`]], true);
   }
+  // The fixtures are short runs. A long one re-lists every earlier tool result in each model
+  // input, as agent frameworks send them, so most of its bytes are repeats.
+  const long = longRunsInput(target);
+  measure(`OpenAI Agents SDK trace export, runs of ${LONG_RUN_CALLS} tool calls of ${LONG_RUN_RESULT / 1000} KB, each model input re-listing its run`, 'openai_agents', long, [[[], '`toolslice check --format openai_agents --flagged-only FILE`']], true);
   if (!quick) {
     const [name, format, what] = inputs[0];
     const path = inputOf(name, 300e6);
@@ -322,7 +363,7 @@ function benchPeersOtlp() {
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB. Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
+      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
       '',
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',
