@@ -42,6 +42,8 @@ const GENERATION_BYTES: usize = 4 << 20;
 const GENERATION_TEXTS: usize = 4096;
 /// Slots a lookup or an insertion probes before it gives up.
 const PROBES: usize = 8;
+/// The largest slot table a cleared generation keeps.
+const KEPT_SLOTS: usize = 64;
 /// Texts measured in a row without one found here, after which only a sample is kept.
 const MISSES_BEFORE_SAMPLING: u32 = 64;
 const SAMPLE_EVERY: u32 = 16;
@@ -146,10 +148,18 @@ struct Kept {
 }
 
 impl Generation {
+    /// Empty, its small tables kept for reuse. A large table is dropped instead: cleared at
+    /// each model input, the slots one model input of thousands of texts grew would cost
+    /// every later small input their whole length, where growing them again is paid by the
+    /// texts that fill them.
     fn clear(&mut self) {
         self.text.clear();
         self.entries.clear();
-        self.slots.fill(0);
+        if self.slots.len() <= KEPT_SLOTS {
+            self.slots.fill(0);
+        } else {
+            self.slots = Vec::new();
+        }
     }
 
     fn get(&self, text: &str, h: u32) -> Option<&Content> {
@@ -360,6 +370,12 @@ mod tests {
         }
         assert!(g.entries.len() <= GENERATION_TEXTS);
         assert!(g.slots.len() <= 4 * GENERATION_TEXTS);
+        // Cleared, it keeps no large table for the inputs after it to clear again.
+        g.clear();
+        assert!(g.entries.is_empty() && g.slots.len() <= KEPT_SLOTS);
+        let t = "z".repeat(70);
+        g.add(&t, 3, &c);
+        assert!(g.get(&t, 3).is_some());
         let mut g = Generation::default();
         let big = "y".repeat(GENERATION_BYTES / 2 + 1);
         g.add(&big, 1, &c);
