@@ -3,8 +3,9 @@
 //!
 //! A model input re-lists every earlier tool result of its run, and every tool message it
 //! holds is measured ([`Content`]: SHA-256, character count, markers, preview). A run of n
-//! tool calls so had about n^2 / 2 measures for n distinct texts: reading an OpenAI Agents
-//! SDK run of 60 tool calls of 2 KB each took 2245M instructions, and 326M with this memo. A tool message is most often
+//! tool calls so had about n^2 / 2 measures for n distinct texts: reading four OpenAI Agents
+//! SDK runs of 60 tool calls of 2 KB each (17 MB) took 2245M instructions, and 326M with this
+//! memo (`scripts/count-instructions`). A tool message is most often
 //! the very text of a tool result read just before it, or of a tool message of the previous
 //! model input, and both are kept here.
 //!
@@ -33,8 +34,8 @@ use crate::bytes::eq;
 use crate::intern::hash;
 
 /// Texts shorter than this are measured every time. Of 0, 16, 32, 64 and 128, 16 read the
-/// trace-format fixtures in the fewest instructions (`scripts/count-instructions`): a
-/// shorter text costs about as much to find as to measure.
+/// three trace-format fixtures in the fewest instructions in all (`scripts/count-instructions`):
+/// a shorter text costs about as much to find as to measure.
 const MIN_BYTES: usize = 16;
 /// The most text bytes a generation keeps.
 const GENERATION_BYTES: usize = 4 << 20;
@@ -78,9 +79,9 @@ pub(super) fn measured(text: &str, measure: fn(&str) -> Content) -> Content {
 pub(super) fn next_input() {
     MEMO.with_borrow_mut(|memo| {
         if std::mem::take(&mut memo.asked) {
-            // The dropped generation's tables are the new current one's, cleared: a model
-            // input per few spans, each rotation would otherwise cost a handful of
-            // allocations (OTLP's fixture read 1.7% more instructions with them).
+            // The dropped generation's tables are the new current one's, cleared: with a
+            // model input every few spans, fresh tables at each rotation cost 0.4% of the
+            // instructions of reading OTLP's fixture.
             std::mem::swap(&mut memo.current, &mut memo.previous);
             memo.current.clear();
         }
@@ -130,7 +131,11 @@ impl Memo {
 }
 
 /// Texts and their measures: the texts end to end in one string, found through an open
-/// addressing table of entry indexes.
+/// addressing table of entry indexes, with [`crate::intern`]'s hash and compare. Not an
+/// [`crate::intern::Interner`]: that one must find every name it holds (the checker reads
+/// them back by index), so it probes and places without bound; this one looks at most
+/// [`PROBES`] slots, leaves out a text with no room within them, and is cleared at every
+/// model input.
 #[derive(Default)]
 struct Generation {
     text: String,
