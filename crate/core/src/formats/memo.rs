@@ -31,7 +31,7 @@ use std::cell::RefCell;
 
 use super::content::Content;
 use crate::bytes::eq;
-use crate::intern::hash;
+use crate::intern::{hash, home};
 
 /// Texts shorter than this are measured every time. Of 0, 16, 32, 64 and 128, 16 read the
 /// three trace-format fixtures in the fewest instructions in all (`scripts/count-instructions`):
@@ -172,7 +172,7 @@ impl Generation {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let mut at = h as usize & mask;
+        let mut at = home(h, self.slots.len());
         for _ in 0..PROBES {
             let slot = self.slots[at];
             if slot == 0 {
@@ -228,7 +228,7 @@ impl Generation {
 /// An empty slot of `slots` within [`PROBES`] of the hash's, if any.
 fn free_slot(slots: &[u32], h: u32) -> Option<usize> {
     let mask = slots.len() - 1;
-    let at = h as usize & mask;
+    let at = home(h, slots.len());
     (0..PROBES)
         .map(|k| (at + k) & mask)
         .find(|&s| slots[s] == 0)
