@@ -80,47 +80,48 @@ pub(crate) fn clean_id(id: &str) -> Option<String> {
 /// Parses an RFC 3339 / ISO 8601 timestamp (`2025-03-13T12:00:00.123456Z`,
 /// `2025-03-13 12:00:00+00:00`) into nanoseconds since the epoch. Returns `None` for anything
 /// else: times only order spans, and a span without one is ordered by read order.
+///
+/// Two of these per span of an Agents SDK or Langfuse export: each field is read as pairs of
+/// digits at its fixed place, the text is trimmed only when an end byte may be whitespace,
+/// and the nanoseconds are an `i64` product up to year 2255 (an `i128` multiplication is a
+/// call in wasm32). 643 instructions a call before, natively (callgrind); the tests hold it
+/// to the straightforward reading it replaced, on every field and offset spelling.
 pub(crate) fn parse_iso8601(text: &str) -> Option<i128> {
-    let b = text.trim().as_bytes();
-    // Every field is at most four digits, so no overflow checks: a checked 64-bit
-    // multiplication per digit, as `str::parse` does, is a 128-bit multiplication call in
-    // wasm32 (with the parse, 3% of reading a Langfuse export).
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let s = b.get(r)?;
-        if s.is_empty() || s.len() > 4 || !s.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        Some(s.iter().fold(0, |n, &d| n * 10 + i64::from(d - b'0')))
-    };
+    let b = trimmed(text).as_bytes();
     if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
         return None;
     }
     if b[13] != b':' || b[16] != b':' {
         return None;
     }
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let year = two_digits(b, 0)? * 100 + two_digits(b, 2)?;
+    let (month, day) = (two_digits(b, 5)?, two_digits(b, 8)?);
+    let (hour, minute, second) = (two_digits(b, 11)?, two_digits(b, 14)?, two_digits(b, 17)?);
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
         return None;
     }
     let mut i = 19;
-    // At most nine digits count: an `i64` (an `i128` multiplication is a call in wasm32).
+    // At most nine digits count; the rest are dropped.
     let mut nanos: i64 = 0;
     if b.get(i) == Some(&b'.') {
         i += 1;
-        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if digits == 0 {
-            return None;
-        }
-        for (k, &c) in b[i..i + digits].iter().enumerate() {
-            if k < 9 {
+        let from = i;
+        while let Some(&c) = b.get(i) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            if i - from < 9 {
                 nanos = nanos * 10 + i64::from(c - b'0');
             }
+            i += 1;
+        }
+        let digits = i - from;
+        if digits == 0 {
+            return None;
         }
         for _ in digits..9 {
             nanos *= 10;
         }
-        i += digits;
     }
     let offset_secs: i64 = match b.get(i) {
         None => 0,
@@ -128,9 +129,9 @@ pub(crate) fn parse_iso8601(text: &str) -> Option<i128> {
         Some(&sign @ (b'+' | b'-')) => {
             let rest = &b[i + 1..];
             let (h, m) = match rest.len() {
-                5 if rest[2] == b':' => (num(i + 1..i + 3)?, num(i + 4..i + 6)?),
-                4 => (num(i + 1..i + 3)?, num(i + 3..i + 5)?),
-                2 => (num(i + 1..i + 3)?, 0),
+                5 if rest[2] == b':' => (two_digits(rest, 0)?, two_digits(rest, 3)?),
+                4 => (two_digits(rest, 0)?, two_digits(rest, 2)?),
+                2 => (two_digits(rest, 0)?, 0),
                 _ => return None,
             };
             let secs = h * 3600 + m * 60;
@@ -144,7 +145,30 @@ pub(crate) fn parse_iso8601(text: &str) -> Option<i128> {
     };
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_secs;
-    Some(i128::from(secs) * 1_000_000_000 + i128::from(nanos))
+    // Within this range the product and the sum fit an i64 (|secs| * 1e9 + 1e9 < 2^63).
+    if (-9_000_000_000..=9_000_000_000).contains(&secs) {
+        Some(i128::from(secs * 1_000_000_000 + nanos))
+    } else {
+        Some(i128::from(secs) * 1_000_000_000 + i128::from(nanos))
+    }
+}
+
+/// `text` trimmed of whitespace as `str::trim` trims it, without its scan of both ends
+/// when neither end byte can start or end a whitespace character (an ASCII letter or digit
+/// is neither, and a timestamp begins and ends with one).
+#[inline(always)]
+fn trimmed(text: &str) -> &str {
+    match text.as_bytes() {
+        [first, .., last] if first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() => text,
+        _ => text.trim(),
+    }
+}
+
+/// The number of the two ASCII digits at `b[at..at + 2]` (which exist), or `None`.
+#[inline(always)]
+fn two_digits(b: &[u8], at: usize) -> Option<i64> {
+    let (tens, ones) = (b[at].wrapping_sub(b'0'), b[at + 1].wrapping_sub(b'0'));
+    (tens < 10 && ones < 10).then(|| i64::from(tens * 10 + ones))
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -199,6 +223,141 @@ mod tests {
         ] {
             assert_eq!(parse_iso8601(bad), None, "{bad}");
         }
+    }
+
+    /// The reading `parse_iso8601` replaced (one field range at a time), the oracle of its
+    /// tests. Parses an RFC 3339 / ISO 8601 timestamp (`2025-03-13T12:00:00.123456Z`,
+    /// `2025-03-13 12:00:00+00:00`) into nanoseconds since the epoch. Returns `None` for anything
+    /// else: times only order spans, and a span without one is ordered by read order.
+    fn reference_iso8601(text: &str) -> Option<i128> {
+        let b = text.trim().as_bytes();
+        // Every field is at most four digits, so no overflow checks: a checked 64-bit
+        // multiplication per digit, as `str::parse` does, is a 128-bit multiplication call in
+        // wasm32 (with the parse, 3% of reading a Langfuse export).
+        let num = |r: std::ops::Range<usize>| -> Option<i64> {
+            let s = b.get(r)?;
+            if s.is_empty() || s.len() > 4 || !s.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            Some(s.iter().fold(0, |n, &d| n * 10 + i64::from(d - b'0')))
+        };
+        if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+            return None;
+        }
+        if b[13] != b':' || b[16] != b':' {
+            return None;
+        }
+        let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+        let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+            return None;
+        }
+        let mut i = 19;
+        // At most nine digits count: an `i64` (an `i128` multiplication is a call in wasm32).
+        let mut nanos: i64 = 0;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits == 0 {
+                return None;
+            }
+            for (k, &c) in b[i..i + digits].iter().enumerate() {
+                if k < 9 {
+                    nanos = nanos * 10 + i64::from(c - b'0');
+                }
+            }
+            for _ in digits..9 {
+                nanos *= 10;
+            }
+            i += digits;
+        }
+        let offset_secs: i64 = match b.get(i) {
+            None => 0,
+            Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+            Some(&sign @ (b'+' | b'-')) => {
+                let rest = &b[i + 1..];
+                let (h, m) = match rest.len() {
+                    5 if rest[2] == b':' => (num(i + 1..i + 3)?, num(i + 4..i + 6)?),
+                    4 => (num(i + 1..i + 3)?, num(i + 3..i + 5)?),
+                    2 => (num(i + 1..i + 3)?, 0),
+                    _ => return None,
+                };
+                let secs = h * 3600 + m * 60;
+                if sign == b'+' {
+                    secs
+                } else {
+                    -secs
+                }
+            }
+            _ => return None,
+        };
+        let days = days_from_civil(year, month, day);
+        let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_secs;
+        Some(i128::from(secs) * 1_000_000_000 + i128::from(nanos))
+    }
+
+    /// The fast reading gives what the straightforward one gives, on timestamps with every
+    /// byte replaced by a digit, a separator, a letter, whitespace (ASCII and not) or cut off,
+    /// with each offset spelling, fraction length and padding, and at the year's ends.
+    #[test]
+    fn iso8601_is_the_reference_reading() {
+        let bases = [
+            "2025-06-15T10:00:00.100000+00:00",
+            "2024-01-15T12:00:01.5Z",
+            "2024-01-15 12:00:01",
+            "2024-01-15t17:30:01.000000001+0530",
+            "2024-02-29T23:59:60.123456789999-11",
+            "0000-01-01T00:00:00z",
+            "9999-12-31T23:59:59.999999999Z",
+            "2262-04-11T23:47:16.854775807Z",
+            "1677-09-21T00:12:43.145224192-00:00",
+            "2024-01-15T12:00:01.Z",
+        ];
+        let swaps: &[&str] = &[
+            "0", "9", "-", ":", ".", "T", "Z", "+", " ", "\t", "\n", "x", "\u{a0}", "\u{2003}",
+            "é", "",
+        ];
+        let mut cases: Vec<String> = Vec::new();
+        for base in bases {
+            cases.push(base.to_string());
+            for pad in [" ", "\n\t", "\u{a0}", "\u{3000}"] {
+                cases.push(format!("{pad}{base}"));
+                cases.push(format!("{base}{pad}"));
+                cases.push(format!("{pad}{base}{pad}"));
+            }
+            let chars: Vec<(usize, char)> = base.char_indices().collect();
+            for &(at, c) in &chars {
+                for swap in swaps {
+                    let mut s = base.to_string();
+                    s.replace_range(at..at + c.len_utf8(), swap);
+                    cases.push(s);
+                }
+                cases.push(base[..at].to_string());
+            }
+        }
+        for frac in 0..=12 {
+            let digits = "123456789012".get(..frac).unwrap_or("");
+            for tail in ["", "Z", "+01:30", "-0130", "+01", "+1", "+01:3", "Zx"] {
+                cases.push(format!("2024-01-15T12:00:01.{digits}{tail}"));
+            }
+        }
+        for year in [
+            "0000", "0001", "1969", "1970", "2255", "2256", "2262", "2263", "9999",
+        ] {
+            for md in ["01-01", "02-28", "03-01", "12-31"] {
+                for t in ["00:00:00", "23:59:59"] {
+                    cases.push(format!("{year}-{md}T{t}.999999999Z"));
+                    cases.push(format!("{year}-{md}T{t}-23:59"));
+                }
+            }
+        }
+        assert!(cases.len() > 2000);
+        for case in &cases {
+            assert_eq!(parse_iso8601(case), reference_iso8601(case), "{case:?}");
+        }
+        // The cases reach both answers.
+        assert!(cases.iter().filter(|c| parse_iso8601(c).is_some()).count() > 300);
+        assert!(cases.iter().filter(|c| parse_iso8601(c).is_none()).count() > 300);
     }
 
     #[test]
