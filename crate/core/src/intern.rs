@@ -12,19 +12,20 @@
 //! growing never rehashes a name.
 //!
 //! The hash is fast, unkeyed and invertible, so a file can be made of names that all hash
-//! alike (16,000 such parent ids took the checker 0.77 s against 0.16 s for ordinary ones,
-//! and the cost grew with the square of their number). So a lookup probes at most
-//! [`PROBES`] slots: a name that finds no free slot among its first [`PROBES`] goes to an
-//! ordered overflow table instead, where finding it costs a logarithm of that table's size.
-//! Every lookup is then bounded whatever the names; ordinary names never get there (a test
-//! checks that on a million ids of the usual shapes).
+//! alike: 16,000 such parent ids took `toolslice check` 0.77 s against 0.16 s for ordinary
+//! ones, and 64,000 took 11.9 s (the cost grew with the square of their number). So a
+//! lookup probes at most [`PROBES`] slots: a name that finds no free slot among its first
+//! [`PROBES`] goes to an ordered overflow table instead, where finding it costs a logarithm
+//! of that table's size (64,000 such ids: 0.37 s). Every lookup is then bounded whatever the
+//! names; ordinary names never get there (a test checks 250,000 ids of each of four usual
+//! shapes).
 
 use std::collections::BTreeMap;
 
 use crate::bytes::eq;
 
-/// Slots a lookup tries before the overflow table. With the table at most half full, an
-/// ordinary lookup ends within two or three.
+/// Slots a lookup tries before the overflow table. On 250,000 ordinary ids of each of the
+/// test's shapes a lookup took 1.15 probes on average and 11 at most.
 const PROBES: usize = 32;
 
 /// What one overflow entry costs beyond its bytes (a B-tree slot, the box), for
@@ -204,9 +205,11 @@ impl Entry {
 }
 
 /// The first slot of hash `h` in a table of `slots` slots: its top bits (`h * slots / 2^32`).
-/// FxHash's last multiply mixes every bit of the last word only into the top bits of its
-/// state, and ids differ mostly in their last characters: taking the hash's low bits
-/// instead left runs of over 32 taken slots in a table of a million `turn-N` ids.
+/// In FxHash's last multiply a bit of the last word reaches only the bits at and above its
+/// own place, and ids differ most in their last characters, the word's top bytes, which the
+/// hash's low bits never see: from the low bits, a table of 250,000 `turn-N` ids took 6.8
+/// probes a lookup on average and up to 72 (UUID-like ids 11 and 123); from the top bits,
+/// 1.14 and 9.
 #[inline(always)]
 pub(crate) fn home(h: u32, slots: usize) -> usize {
     ((u64::from(h) * slots as u64) >> 32) as usize
