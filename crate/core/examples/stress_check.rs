@@ -6,7 +6,8 @@
 //!     cargo run --release --example stress_check [-- NAME...]
 //!
 //! Workloads: the span JSONL scanner (short lines, one long line, escapes), the parent
-//! rollup (a deep chain, with every span or every tenth one silently clipped), the table
+//! rollup (a deep chain, with every span or every tenth one silently clipped; parent ids
+//! crafted to share the name tables' hash), the table
 //! rendering of that rollup, detection on a deeply nested first line, and the OTLP,
 //! Langfuse and OpenAI Agents readers (one value per line, and one document; one OTLP span
 //! of many attributes, events or flattened messages).
@@ -61,6 +62,22 @@ fn spans(n: usize) -> Vec<u8> {
             r#"{{"span_id":"s{i}","parent_id":"t{}","name":"read_file","observed_bytes":{},"injected_bytes":100,"injected_tokens":30,"clip_reason":"none"}}"#,
             i / 10,
             100 + i % 3
+        );
+    }
+    out.into_bytes()
+}
+
+/// `n` spans, each under its own parent, the parent ids crafted to share the name tables'
+/// hash (`toolslice::names_of_one_hash`): without the tables' probe bound, each new parent
+/// id was compared with all the earlier ones.
+fn parents_of_one_hash(n: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for (i, parent) in toolslice::names_of_one_hash(n).iter().enumerate() {
+        // Quoted and escaped: the names hold control characters.
+        let parent = serde_json::to_string(parent).unwrap();
+        let _ = writeln!(
+            out,
+            r#"{{"span_id":"s{i}","parent_id":{parent},"name":"read_file","observed_bytes":100,"injected_bytes":100,"injected_tokens":30,"clip_reason":"none"}}"#,
         );
     }
     out.into_bytes()
@@ -352,6 +369,12 @@ const WORKLOADS: &[Workload] = &[
         base: 5_000,
         input: chain_all,
         run: check_and_render,
+    },
+    Workload {
+        name: "rollup: parent ids of one hash",
+        base: 4_000,
+        input: parents_of_one_hash,
+        run: check,
     },
     Workload {
         name: "detect: deep first line",

@@ -256,6 +256,35 @@ pub(crate) fn hash(b: &[u8]) -> u32 {
     (h >> 32) as u32
 }
 
+/// `n` sixteen-byte ASCII names that all have one [`hash`] (the second word cancels what the
+/// first did to the state): what a file crafted against these tables holds. For the tests
+/// and for `scripts/stress`, which checks a file of such parent ids for linear time. About
+/// one candidate in 80 is ASCII, and the candidates run out past three million names.
+#[doc(hidden)]
+pub fn names_of_one_hash(n: usize) -> Vec<String> {
+    const TARGET: u64 = 0x1234_5678_1234_5678 & 0x7f7f_7f7f_7f7f_7f7f;
+    let mut names = Vec::new();
+    let start = fold(0, 16);
+    // Seven hex digits after the `p`: the first word is the name's first eight bytes.
+    for i in 0u64..1 << 28 {
+        if names.len() == n {
+            break;
+        }
+        let first = format!("p{i:07x}");
+        let state = fold(
+            start,
+            u64::from_le_bytes(first.as_bytes().try_into().unwrap()),
+        );
+        let second = state.rotate_left(5) ^ TARGET;
+        if second & 0x8080_8080_8080_8080 != 0 {
+            continue; // not ASCII
+        }
+        let name = first + std::str::from_utf8(&second.to_le_bytes()).unwrap();
+        names.push(name);
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,31 +327,6 @@ mod tests {
         }
         assert_eq!(t.len(), first.len());
         assert_eq!(t.find("turn-1"), None);
-    }
-
-    /// Sixteen-byte ASCII names that all have one hash (the second word cancels what the
-    /// first did to the state): what a file crafted against this table holds.
-    fn names_of_one_hash(n: usize) -> Vec<String> {
-        const TARGET: u64 = 0x1234_5678_1234_5678 & 0x7f7f_7f7f_7f7f_7f7f;
-        let mut names = Vec::new();
-        let start = fold(0, 16);
-        for i in 0u64.. {
-            if names.len() == n {
-                break;
-            }
-            let first = format!("p{i:07x}");
-            let state = fold(
-                start,
-                u64::from_le_bytes(first.as_bytes().try_into().unwrap()),
-            );
-            let second = state.rotate_left(5) ^ TARGET;
-            if second & 0x8080_8080_8080_8080 != 0 {
-                continue; // not ASCII
-            }
-            let name = first + std::str::from_utf8(&second.to_le_bytes()).unwrap();
-            names.push(name);
-        }
-        names
     }
 
     /// Thousands of names of one hash: each is interned once, with a dense index, and found

@@ -16,6 +16,9 @@ pub mod check;
 pub mod error;
 pub mod formats;
 mod intern;
+/// Names crafted to share the name tables' hash: for the stress example (`scripts/stress`).
+#[doc(hidden)]
+pub use intern::names_of_one_hash;
 pub mod lines;
 pub mod pack;
 pub mod pipeline;
