@@ -38,6 +38,7 @@
 
 mod number;
 mod parse;
+mod tree;
 mod value;
 mod write;
 
@@ -47,6 +48,7 @@ use std::str::FromStr;
 use crate::error::Coded;
 
 pub use number::{es_number, python_float_repr};
+pub use tree::Tree;
 pub use value::{canonicalize_value, MAX_VALUE_DEPTH};
 
 /// Which canonical form to produce. See the module docs for the exact rules.

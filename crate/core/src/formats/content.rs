@@ -10,6 +10,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::canonical::Tree;
 use crate::hash::{sha256, Digest};
 
 /// The measures of one captured string.
@@ -76,16 +77,21 @@ impl Content {
     }
 
     /// Measures a string, whether measured before or not.
+    ///
+    /// Text that is JSON (or a Python repr) is read into a [`Tree`], not a `Value`: a tool's
+    /// result is whatever the tool fetched, and a `Value`'s object hashes its keys with a
+    /// SipHash whose keys are fixed in wasm (see [`Tree`]), so a result of keys searched out
+    /// to collide would cost time growing with the square of its size.
     pub(super) fn of_text_unkept(text: &str) -> Content {
         let data = match text.trim_start().as_bytes().first() {
-            Some(b'{' | b'[') => match serde_json::from_str::<Value>(text) {
+            Some(b'{' | b'[') => match serde_json::from_str::<Tree>(text) {
                 Ok(v) => Some((v, Syntax::Json)),
                 Err(_) => super::pyrepr::parse(text).map(|v| (v, Syntax::PythonRepr)),
             },
             _ => None,
         };
         match data {
-            Some((v, syntax)) => Content::measure(text, value_digest(&v), Some(syntax)),
+            Some((v, syntax)) => Content::measure(text, tree_digest(&v), Some(syntax)),
             None => Content::measure(text, None, None),
         }
     }
@@ -180,6 +186,13 @@ pub(crate) fn text_of(value: &Value) -> Cow<'_, str> {
 /// data, whatever its key order, spacing or syntax, gives one digest.
 fn value_digest(value: &Value) -> Option<Digest> {
     crate::canonical::canonicalize_value(value, crate::canonical::Form::Python)
+        .ok()
+        .map(|t| sha256(t.as_bytes()))
+}
+
+/// [`value_digest`] of text read into a [`Tree`]: the same canonical text, the same digest.
+fn tree_digest(tree: &Tree) -> Option<Digest> {
+    tree.canonical(crate::canonical::Form::Python)
         .ok()
         .map(|t| sha256(t.as_bytes()))
 }

@@ -11,14 +11,20 @@
 //! Python's escapes, integers, floats, `True`, `False`, `None`. Anything else (bytes, sets,
 //! objects' reprs such as `datetime.date(2024, 1, 1)`, `nan`) is not data JSON could hold: the
 //! text is then not a repr we read, and the strings are compared as they are.
+//!
+//! The value is a [`Tree`], not a `serde_json::Value`: a dict's keys are not hashed (see
+//! [`crate::canonical::Tree`]; a tool's output is whatever the tool fetched), and a repeated
+//! key keeps its last value when the value is written canonically, as a Python dict keeps it.
 
-use serde_json::{Map, Number, Value};
+use serde_json::Number;
+
+use crate::canonical::Tree;
 
 /// Nesting deeper than this is refused: the reader recurses.
 const MAX_DEPTH: usize = 128;
 
 /// The value a Python repr of a dict or list stands for, or `None` when `text` is not one.
-pub(crate) fn parse(text: &str) -> Option<Value> {
+pub(crate) fn parse(text: &str) -> Option<Tree> {
     let mut p = Parser {
         s: text.as_bytes(),
         i: 0,
@@ -58,7 +64,7 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Option<Value> {
+    fn value(&mut self, depth: usize) -> Option<Tree> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -66,29 +72,29 @@ impl Parser<'_> {
         match self.peek()? {
             b'{' => {
                 self.i += 1;
-                let mut map = Map::new();
+                let mut map = Vec::new();
                 if self.eat(b'}') {
-                    return Some(Value::Object(map));
+                    return Some(Tree::Object(map));
                 }
                 loop {
                     let key = match self.value(depth + 1)? {
-                        Value::String(s) => s,
-                        Value::Number(n) if n.is_i64() || n.is_u64() => n.to_string(),
+                        Tree::String(s) => s,
+                        Tree::Number(n) if n.is_i64() || n.is_u64() => n.to_string(),
                         _ => return None,
                     };
                     if !self.eat(b':') {
                         return None;
                     }
                     let v = self.value(depth + 1)?;
-                    map.insert(key, v);
+                    map.push((key, v));
                     if self.eat(b'}') {
-                        return Some(Value::Object(map));
+                        return Some(Tree::Object(map));
                     }
                     if !self.eat(b',') {
                         return None;
                     }
                     if self.eat(b'}') {
-                        return Some(Value::Object(map));
+                        return Some(Tree::Object(map));
                     }
                 }
             }
@@ -97,28 +103,28 @@ impl Parser<'_> {
                 self.i += 1;
                 let mut list = Vec::new();
                 if self.eat(close) {
-                    return Some(Value::Array(list));
+                    return Some(Tree::Array(list));
                 }
                 loop {
                     list.push(self.value(depth + 1)?);
                     if self.eat(close) {
-                        return Some(Value::Array(list));
+                        return Some(Tree::Array(list));
                     }
                     if !self.eat(b',') {
                         return None;
                     }
                     if self.eat(close) {
-                        return Some(Value::Array(list));
+                        return Some(Tree::Array(list));
                     }
                 }
             }
-            b'\'' | b'"' => self.string().map(Value::String),
+            b'\'' | b'"' => self.string().map(Tree::String),
             b'-' | b'+' | b'0'..=b'9' | b'.' => self.number(),
             _ => {
                 for (word, v) in [
-                    ("True", Value::Bool(true)),
-                    ("False", Value::Bool(false)),
-                    ("None", Value::Null),
+                    ("True", Tree::Bool(true)),
+                    ("False", Tree::Bool(false)),
+                    ("None", Tree::Null),
                 ] {
                     if self.s[self.i..].starts_with(word.as_bytes()) {
                         self.i += word.len();
@@ -172,7 +178,7 @@ impl Parser<'_> {
         char::from_u32(u32::from_str_radix(digits, 16).ok()?)
     }
 
-    fn number(&mut self) -> Option<Value> {
+    fn number(&mut self) -> Option<Tree> {
         let start = self.i;
         while matches!(
             self.peek(),
@@ -186,13 +192,13 @@ impl Parser<'_> {
             .filter(|&c| c != '_')
             .collect();
         if let Ok(n) = text.parse::<i64>() {
-            return Some(Value::Number(n.into()));
+            return Some(Tree::Number(n.into()));
         }
         if let Ok(n) = text.parse::<u64>() {
-            return Some(Value::Number(n.into()));
+            return Some(Tree::Number(n.into()));
         }
         let f: f64 = text.parse().ok()?;
-        Number::from_f64(f).map(Value::Number)
+        Number::from_f64(f).map(Tree::Number)
     }
 }
 
@@ -201,15 +207,26 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The tree of a JSON value, to compare a parse with.
+    fn tree(value: serde_json::Value) -> Option<Tree> {
+        Some(serde_json::from_value(value).unwrap())
+    }
+
     #[test]
     fn reads_dict_reprs() {
         assert_eq!(
             parse("{'job_id': 'j-7731', 'exit_code': 2, 'retried': False, 'owner': None, 'steps': ['a', \"b'c\"], 'r': 0.5}"),
-            Some(json!({"job_id": "j-7731", "exit_code": 2, "retried": false, "owner": null, "steps": ["a", "b'c"], "r": 0.5}))
+            tree(json!({"job_id": "j-7731", "exit_code": 2, "retried": false, "owner": null, "steps": ["a", "b'c"], "r": 0.5}))
         );
-        assert_eq!(parse("[(1, 2), {}]"), Some(json!([[1, 2], {}])));
-        assert_eq!(parse("{1: 'x'}"), Some(json!({"1": "x"})));
-        assert_eq!(parse("{'a': 'caf\\xe9\\n'}"), Some(json!({"a": "café\n"})));
+        assert_eq!(parse("[(1, 2), {}]"), tree(json!([[1, 2], {}])));
+        assert_eq!(parse("{1: 'x'}"), tree(json!({"1": "x"})));
+        assert_eq!(parse("{'a': 'caf\\xe9\\n'}"), tree(json!({"a": "café\n"})));
+        // A repeated key: its last value counts, as in a Python dict.
+        let dict = parse("{'a': 1, 'b': 2, 'a': 3}").unwrap();
+        assert_eq!(
+            dict.canonical(crate::canonical::Form::Python).unwrap(),
+            r#"{"a":3,"b":2}"#
+        );
     }
 
     #[test]
