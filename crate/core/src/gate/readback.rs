@@ -2,7 +2,7 @@
 //! hash sent is still there and unchanged. A missing hash is a failure, never a partial
 //! success: the courier photographed the label and then smudged it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -99,9 +99,12 @@ pub fn read_back(sent: &[Value], fetched: &[Value]) -> ReadBack {
     let mut partner: Vec<Option<usize>> = vec![None; sent.len()];
     let mut taken = vec![false; fetched.len()];
 
-    let mut by_id: HashMap<&str, VecDeque<usize>> = HashMap::new();
-    let mut by_key: HashMap<String, VecDeque<usize>> = HashMap::new();
-    let mut by_name: HashMap<Option<String>, VecDeque<usize>> = HashMap::new();
+    // Ordered maps, not hash maps: ids, names and span texts come from the traces, and std's
+    // SipHash has fixed keys in wasm, so keys searched out to share a bucket would make a
+    // hash map's lookups linear; a B-tree's are logarithmic whatever the keys.
+    let mut by_id: BTreeMap<&str, VecDeque<usize>> = BTreeMap::new();
+    let mut by_key: BTreeMap<String, VecDeque<usize>> = BTreeMap::new();
+    let mut by_name: BTreeMap<Option<String>, VecDeque<usize>> = BTreeMap::new();
     for (j, span) in fetched.iter().enumerate() {
         if let Some(id) = id_of(span) {
             by_id.entry(id).or_default().push_back(j);

@@ -1,6 +1,6 @@
 //! Comparing two runs' hop rows: a changed redaction rule is policy drift, not a regression.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -112,7 +112,8 @@ fn compare_pair(l: &HopRow, r: &HopRow) -> (RowVerdict, Vec<&'static str>, Vec<P
 /// Pairs the rows of two runs (by `tool_call_id` when both have one, otherwise by position
 /// among the rows without one) and judges each pair.
 pub fn compare_runs(left: &[HopRow], right: &[HopRow]) -> RunComparison {
-    let mut right_by_id: HashMap<&str, usize> = HashMap::new();
+    // Ordered, not hashed: std's SipHash has fixed keys in wasm (see gate::readback).
+    let mut right_by_id: BTreeMap<&str, usize> = BTreeMap::new();
     for (j, row) in right.iter().enumerate() {
         if let Some(id) = &row.tool_call_id {
             right_by_id.entry(id.as_str()).or_insert(j);
