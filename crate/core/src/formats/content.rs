@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::canonical::Tree;
+use crate::canonical::{CanonicalError, Form, Tree};
 use crate::hash::{sha256, Digest};
 
 /// The measures of one captured string.
@@ -185,16 +185,16 @@ pub(crate) fn text_of(value: &Value) -> Cow<'_, str> {
 /// SHA-256 of a value's canonical text (keys sorted, compact, Python's number forms): equal
 /// data, whatever its key order, spacing or syntax, gives one digest.
 fn value_digest(value: &Value) -> Option<Digest> {
-    crate::canonical::canonicalize_value(value, crate::canonical::Form::Python)
-        .ok()
-        .map(|t| sha256(t.as_bytes()))
+    canonical_digest(crate::canonical::canonicalize_value(value, Form::Python))
 }
 
 /// [`value_digest`] of text read into a [`Tree`]: the same canonical text, the same digest.
 fn tree_digest(tree: &Tree) -> Option<Digest> {
-    tree.canonical(crate::canonical::Form::Python)
-        .ok()
-        .map(|t| sha256(t.as_bytes()))
+    canonical_digest(tree.canonical(Form::Python))
+}
+
+fn canonical_digest(text: Result<String, CanonicalError>) -> Option<Digest> {
+    text.ok().map(|t| sha256(t.as_bytes()))
 }
 
 fn compact(value: &Value) -> String {
