@@ -784,3 +784,44 @@ fn langfuse_public_api_observations() {
     );
     assert_eq!((r.counts.skipped, r.exit_code), (2, 1));
 }
+
+/// An observation's `type` is read in any case (the SDKs write `TOOL`, hand-made exports
+/// `tool`), on both readers: the fast one of a JSONL line and the tree one of a document.
+/// A context observation is named by its type in capitals.
+#[test]
+fn langfuse_types_in_any_case() {
+    let items = [
+        serde_json::json!({"id": "o-1", "traceId": "t", "type": "span", "name": "agent",
+            "startTime": "2025-05-01T10:00:00.000Z"}),
+        serde_json::json!({"id": "o-2", "traceId": "t", "type": "Generation", "name": "chat",
+            "startTime": "2025-05-01T10:00:00.100Z", "input": [{"role": "user", "content": "port?"}]}),
+        serde_json::json!({"id": "o-3", "traceId": "t", "type": "tool", "name": "read_file",
+            "parentObservationId": "o-1", "startTime": "2025-05-01T10:00:01.000Z",
+            "output": "port: 8443\nhost: billing", "metadata": {"tool_call_id": "call_7"}}),
+        serde_json::json!({"id": "o-4", "traceId": "t", "type": "GENERATION", "name": "chat",
+            "startTime": "2025-05-01T10:00:02.000Z", "input": [
+                {"role": "tool", "tool_call_id": "call_7", "content": "port: 8443"}]}),
+    ];
+    let lines: String = items.iter().map(|i| format!("{i}\n")).collect();
+    let doc = serde_json::json!({ "data": items }).to_string();
+    for input in [lines, doc] {
+        let r = check(input.as_bytes(), FormatOption::Auto);
+        assert_eq!(r.format, "langfuse");
+        assert_eq!(r.rows.len(), 1, "{:?}", r.invalid);
+        let row = r.rows.row(0);
+        assert_eq!(
+            (row.status, row.join, row.observed_bytes, row.injected_bytes),
+            (
+                Status::SilentClip,
+                Some(Join::ToolCallId),
+                Some(24),
+                Some(10)
+            )
+        );
+        let reasons: Vec<&str> = r.skipped.iter().map(|s| s.reason.as_str()).collect();
+        assert!(
+            reasons.contains(&"Langfuse SPAN observation, not a tool call or generation"),
+            "{reasons:?}"
+        );
+    }
+}

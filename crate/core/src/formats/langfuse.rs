@@ -53,7 +53,7 @@ pub(crate) fn is_observation(obj: &dyn Object) -> bool {
     let typed = obj
         .get("type")
         .and_then(Value::as_str)
-        .is_some_and(|t| TYPES.contains(&t.to_ascii_uppercase().as_str()));
+        .is_some_and(|t| TYPES.iter().any(|ty| ty.eq_ignore_ascii_case(t)));
     typed
         && [
             "traceId",
@@ -188,20 +188,16 @@ fn read_observation(
             .and_then(Value::as_str)
             .and_then(parse_iso8601),
     };
-    let at = collector.span_ref(
-        entry,
-        text(obj, "traceId", "trace_id"),
-        id.clone(),
-        parent.clone(),
-        times,
-    );
-    let kind = obj
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_ascii_uppercase();
-    match kind.as_str() {
-        "TOOL" => {
+    // The ids move into the span's `SpanRef`, made only for tool calls and generations (a
+    // context observation is only counted), rather than being copied for every observation,
+    // as the Agents SDK reader does.
+    let at = |collector: &mut Collector, id, parent| {
+        collector.span_ref(entry, text(obj, "traceId", "trace_id"), id, parent, times)
+    };
+    // The type in any case, compared without an uppercase copy per observation.
+    let kind = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+    match kind {
+        _ if kind.eq_ignore_ascii_case("TOOL") => {
             let output = get(obj, "output", "output");
             let (result, output_id) = match output {
                 None => (
@@ -220,6 +216,7 @@ fn read_observation(
                 Some("ERROR") => Some("error".to_string()),
                 _ => None,
             };
+            let at = at(collector, id, parent);
             collector.tools.push(ToolCall {
                 at,
                 name,
@@ -229,7 +226,7 @@ fn read_observation(
                 source: "langfuse",
             });
         }
-        "GENERATION" => {
+        _ if kind.eq_ignore_ascii_case("GENERATION") => {
             let input =
                 input.unwrap_or_else(|| get(obj, "input", "input").map(messages::tool_messages));
             let input = match input {
@@ -243,15 +240,22 @@ fn read_observation(
                 name.as_deref(),
                 "model call (GENERATION): read for the join",
             );
+            let at = at(collector, id, parent);
             collector.models.push(ModelCall { at, input });
         }
-        other => sink.context(
-            entry,
-            id.as_deref(),
-            parent.as_deref(),
-            name.as_deref(),
-            &format!("Langfuse {other} observation, not a tool call or generation"),
-        ),
+        other => {
+            collector.skip_seq();
+            sink.context(
+                entry,
+                id.as_deref(),
+                parent.as_deref(),
+                name.as_deref(),
+                &format!(
+                    "Langfuse {} observation, not a tool call or generation",
+                    other.to_ascii_uppercase()
+                ),
+            )
+        }
     }
 }
 
