@@ -123,11 +123,15 @@ impl PartialEq for AttrValue<'_> {
     }
 }
 
+/// Attribute lists up to this long are scanned by [`Attrs::get`], longer ones bisected.
+const SCANNED: usize = 16;
+
 /// A span's or event's attributes, sorted by key once they are read, the first value of a
 /// repeated key kept (the spec leaves duplicates undefined). A sorted list, not a map: a
 /// span has a few attributes, each looked up by a convention at most a few times, and a
 /// list costs one allocation where a map cost one per entry; sorted, so a span with very
-/// many attributes still costs a binary search per lookup, not a scan.
+/// many attributes still costs a binary search per lookup, not a scan (a short list is
+/// scanned: see [`Attrs::get`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Attrs<'a> {
     sorted: Vec<(Cow<'a, str>, AttrValue<'a>)>,
@@ -143,6 +147,18 @@ impl<'a> Attrs<'a> {
     }
 
     pub fn get(&self, key: &str) -> Option<&AttrValue<'a>> {
+        // A span holds a dozen attributes and an event two or three, and most lookups are
+        // of keys they do not have: a scan that compares lengths first rejects nearly every
+        // key without reading it, where a bisection compares bytes at each step, past the
+        // `gen_ai.` prefix the keys share. The keys are distinct (`from_list`), so the
+        // first found is the one.
+        if self.sorted.len() <= SCANNED {
+            return self
+                .sorted
+                .iter()
+                .find(|(k, _)| crate::bytes::eq(k.as_bytes(), key.as_bytes()))
+                .map(|(_, v)| v);
+        }
         // Byte order a word at a time: `str::cmp` is a byte-by-byte `memcmp` in wasm, and a
         // span's attributes are looked up a dozen times (`gen_ai.`, `llm.` keys share long
         // prefixes).
@@ -342,6 +358,44 @@ mod tests {
             for (key, value) in kept {
                 let first = (0..n).find(|i| format!("k{}", (i * 7) % (n / 2 + 1)) == key);
                 assert_eq!(value, &json!(first.unwrap()), "n={n} {key}");
+            }
+        }
+    }
+
+    /// Lists on both sides of [`SCANNED`] (scanned, bisected) find every key they hold, the
+    /// first value of a repeated one, and none they lack: keys of one length that differ
+    /// only in their last byte, prefixes and extensions of held keys, and the empty key.
+    #[test]
+    fn attrs_find_every_key_scanned_or_bisected() {
+        for n in [0usize, 1, 2, SCANNED - 1, SCANNED, SCANNED + 1, 3 * SCANNED] {
+            let key = |i: usize| {
+                format!("gen_ai.tool.call.{}", (b'a' + (i % 26) as u8) as char)
+                    + &"x".repeat(i / 26)
+            };
+            let mut list: Vec<_> = (0..n)
+                .map(|i| (Cow::Owned(key(i)), AttrValue::Json(json!(i))))
+                .collect();
+            // A repeated key given later: the first stays.
+            if n > 0 {
+                list.push((Cow::Owned(key(0)), AttrValue::Json(json!("later"))));
+            }
+            let attrs = Attrs::from_list(list);
+            for i in 0..n {
+                assert_eq!(attrs.value(&key(i)), Some(&json!(i)), "n={n} {}", key(i));
+            }
+            let held = key(0);
+            for absent in [
+                String::new(),
+                "gen_ai.tool.call.".to_string(),
+                held[..held.len() - 1].to_string(),
+                format!("{held}x{}", "y".repeat(3 * SCANNED)),
+                format!("gen_ai.tool.call.{}", '~'),
+                "zzz".to_string(),
+            ] {
+                if (0..n).any(|i| key(i) == absent) {
+                    continue;
+                }
+                assert!(attrs.get(&absent).is_none(), "n={n} {absent:?}");
             }
         }
     }
