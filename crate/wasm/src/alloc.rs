@@ -14,8 +14,8 @@
 //!
 //! A class's free blocks are kept as an array of their addresses, not a list linked through
 //! the blocks, and are put back in address order when a check starts ([`Classes::tidy`]).
-//! In an instance that checks one trace after another (the page, the OTLP endpoint), a
-//! check freed tens of thousands of blocks in the order it dropped them, and the next check
+//! In an instance that checks one trace after another (the page's worker, a program that
+//! makes a `Checker` per file), a check freed tens of thousands of blocks in the order it dropped them, and the next check
 //! took them in that order: popping a linked list read each block to find the next, each
 //! from another cache line, and that load was 88% of the allocator's samples (`perf` over
 //! V8's code map). The warm push of a 50 MB Langfuse export slowed from 208 ms on the
