@@ -1,5 +1,5 @@
 // What a person who only checks downloads: the check worker loads the package's check-only
-// module (pkg/check/, about 263 KB of wasm gzipped), never the full one (about 710 KB), which
+// module (pkg/check/, about 290 KB of wasm gzipped), never the full one (about 710 KB), which
 // only the diff, hop and packer views fetch (glue and wasm), on first use. The reports are
 // the same.
 import test from 'node:test';

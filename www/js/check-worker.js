@@ -19,7 +19,7 @@
 // 100,000 tool spans never has to be cloned to it or scanned on it.
 //
 // It loads the package's check-only module (pkg/check/: the checker and the trace formats,
-// about 263 KB gzipped), not the full one the diff, hop and packer views use (about 710 KB).
+// about 290 KB gzipped), not the full one the diff, hop and packer views use (about 710 KB).
 import init, { Checker } from '../pkg/check/toolslice.js';
 import { RowStore } from './rows.js';
 import { rowsToCsv } from './csv.js';

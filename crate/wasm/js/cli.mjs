@@ -45,7 +45,7 @@ async function main(argv) {
   // A command may start work that does not need the module (check's worker threads) before
   // the module is loaded here.
   const prepared = mod.prepare?.(rest);
-  return mod.run(rest, { ...(await context()), prepared });
+  return mod.run(rest, { ...(await context(mod.module)), prepared });
 }
 
 // A reader that stops early (`toolslice check ... | head`) closes the pipe: that is not an

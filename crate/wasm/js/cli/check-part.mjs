@@ -9,7 +9,8 @@ import { readChunks } from './common.mjs';
 
 const { file, start, end, options } = workerData;
 try {
-  const toolslice = await import('../node.mjs');
+  // The module the main thread's checker uses (see `module` in check.mjs).
+  const toolslice = await import('../check/node.mjs');
   const format = await new Promise((resolve) => parentPort.once('message', resolve));
   if (format !== null) {
     const reader = new toolslice.PartReader(format, options);
