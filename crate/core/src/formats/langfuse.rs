@@ -243,19 +243,17 @@ fn read_observation(
             let at = at(collector, id, parent);
             collector.models.push(ModelCall { at, input });
         }
-        other => {
-            collector.skip_seq();
-            sink.context(
-                entry,
-                id.as_deref(),
-                parent.as_deref(),
-                name.as_deref(),
-                &format!(
-                    "Langfuse {} observation, not a tool call or generation",
-                    other.to_ascii_uppercase()
-                ),
-            )
-        }
+        other => collector.context(
+            sink,
+            entry,
+            id.as_deref(),
+            parent.as_deref(),
+            name.as_deref(),
+            &format!(
+                "Langfuse {} observation, not a tool call or generation",
+                other.to_ascii_uppercase()
+            ),
+        ),
     }
 }
 

@@ -245,10 +245,20 @@ impl Collector {
         }
     }
 
-    /// Counts a span that gets no [`SpanRef`] (a context span), so read order numbers stay
-    /// those every span is given.
-    pub fn skip_seq(&mut self) {
+    /// A context span (neither a tool call nor a model call): counted, so read order numbers
+    /// stay those every span is given, though it gets no [`SpanRef`], and lent to the sink
+    /// with the reason it is skipped (the sink copies what it keeps).
+    pub fn context(
+        &mut self,
+        sink: &mut dyn Sink,
+        entry: u64,
+        span_id: Option<&str>,
+        parent_id: Option<&str>,
+        name: Option<&str>,
+        reason: &str,
+    ) {
         self.seq += 1;
+        sink.context(entry, span_id, parent_id, name, reason);
     }
 
     pub fn saw(&mut self, convention: &'static str) {

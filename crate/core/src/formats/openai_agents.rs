@@ -242,16 +242,14 @@ fn read_span(
             let at = at(collector, id, parent);
             collector.models.push(ModelCall { at, input });
         }
-        other => {
-            collector.skip_seq();
-            sink.context(
-                entry,
-                id.as_deref(),
-                parent.as_deref(),
-                name.as_deref(),
-                &other_span(other),
-            );
-        }
+        other => collector.context(
+            sink,
+            entry,
+            id.as_deref(),
+            parent.as_deref(),
+            name.as_deref(),
+            &other_span(other),
+        ),
     }
 }
 

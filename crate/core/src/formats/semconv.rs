@@ -87,10 +87,8 @@ pub(crate) fn interpret(
             collector.models.push(ModelCall { at, input });
         }
         Read::Context(reason) => {
-            // Numbered as every span is (read order), though no reference is kept.
-            collector.skip_seq();
             let (id, parent) = (span.span_id.as_deref(), span.parent_id.as_deref());
-            sink.context(entry, id, parent, span.name.as_deref(), &reason)
+            collector.context(sink, entry, id, parent, span.name.as_deref(), &reason)
         }
     }
 }
