@@ -498,6 +498,12 @@ async function benchSha() {
       for (let r = 0; r < 2 * RUNS + 5; r++) {
         for (let j = 0; j < group.length; j++) {
           const [k, fn] = group[(r + j) % group.length];
+          // Each contender starts on a collected heap: otherwise the garbage of the one before
+          // is collected while the next runs (Node's createHash loop and the batch call's
+          // 3.2 MB copies made the 100,000 x 32 B loop 44-54 ms for the wasm contender that
+          // follows them, 31-32 ms on a clean heap; hash-wasm, which followed the wasm
+          // contender, 37-41 ms either way).
+          collectGarbage();
           const t = performance.now();
           await fn();
           times[k].push((performance.now() - t) / 1000);
@@ -527,7 +533,7 @@ async function benchSha() {
   sections.push({
     title: 'SHA-256',
     body: [
-      `Each workload's contenders timed in turn in each of ${2 * RUNS + 5} rounds (the order turning each round); medians.`,
+      `Each workload's contenders timed in turn in each of ${2 * RUNS + 5} rounds (the order turning each round, a full garbage collection before each contender); medians.`,
       '',
       `| workload | toolslice wasm | hash-wasm (reused hasher) | Node \`crypto\` | WebCrypto \`subtle.digest\` | wasm vs hash-wasm | wasm vs Node | wasm vs WebCrypto |`,
       '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -550,11 +556,14 @@ async function benchSha() {
 // with Promise.all, its best case; for strings it also encodes them (TextEncoder) and writes
 // the hex.
 // Node exposes a forced collection only behind a flag; set it, take the function, unset it.
+let exposedGc = null;
 function collectGarbage() {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc');
-  setFlagsFromString('--no-expose-gc');
-  gc();
+  if (!exposedGc) {
+    setFlagsFromString('--expose-gc');
+    exposedGc = runInNewContext('gc');
+    setFlagsFromString('--no-expose-gc');
+  }
+  exposedGc();
 }
 
 async function benchShaPerCall(createSHA256) {
@@ -602,6 +611,7 @@ async function benchShaPerCall(createSHA256) {
         for (let r = 0; r < rounds; r++) {
           for (let j = 0; j < group.length; j++) {
             const name = group[(r + j) % group.length];
+            collectGarbage(); // as in benchSha: each contender on a collected heap
             const t = performance.now();
             await contenders[name]();
             // The first round warms every contender up; it is not counted.
@@ -616,7 +626,7 @@ async function benchShaPerCall(createSHA256) {
     }
   }
   return [
-    `One call per input, by input size: time per call (median of ${2 * RUNS + 4} rounds, contenders interleaved; hash-wasm: init/update/digest on a reused hasher; Node: one createHash each; WebCrypto: all calls started together, then awaited). Strings are JSON-like ASCII, hashed as UTF-8 with a hex digest.`,
+    `One call per input, by input size: time per call (median of ${2 * RUNS + 4} rounds, contenders interleaved, each after a full garbage collection; hash-wasm: init/update/digest on a reused hasher; Node: one createHash each; WebCrypto: all calls started together, then awaited). Strings are JSON-like ASCII, hashed as UTF-8 with a hex digest.`,
     '',
     '| input, call | toolslice wasm | hash-wasm (reused hasher) | Node `crypto` | WebCrypto `subtle.digest` | wasm vs hash-wasm | wasm vs Node | wasm vs WebCrypto |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
