@@ -679,16 +679,15 @@ async function benchPack() {
   // its rounds' ratios: on a shared machine a slow stretch then slows both sides of a ratio,
   // where medians of separate series (pack first, the floor a minute later) gave ratios
   // from 1.3 to 1.6 on the same build. Each of several fresh processes gives one ratio, and
-  // the figure is their median: one process's ratio moved from 1.49 to 1.78 between fresh
-  // processes of one build (2026-12-03; where V8 placed the compiled code, whatever else
-  // ran before in the instance), so a single process, this one after every other workload,
-  // is a sample of one.
+  // the figure is their median: one build's ratio moved from 1.52 to 1.78 between fresh
+  // processes (2026-12-03; 1.63-1.83 in the recorded run), presumably where V8 placed the
+  // compiled code and what else ran in the instance before, so a single process, this one
+  // after every other workload, is a sample of one.
   const floorProbe = `const ts = await import(${JSON.stringify(`${repo}/pkg/node.mjs`)});
     let hasher = null;
     try { hasher = await (await import(${JSON.stringify(`${repo}/scripts/peers/node_modules/hash-wasm/dist/index.esm.js`)})).createSHA256(); } catch {}
-    const line = ${line.toString()};
-    let text = ''; for (let i = 0; text.length < ${4 << 20}; i++) text += i === 400 ? 'error[E0425]: cannot find value \`port\` in this scope\\n' : line(i);
-    text = text.slice(0, ${4 << 20}); const bytes = Buffer.from(text);
+    const line = ${line}; const logOf = ${logOf};
+    const text = logOf(${4 << 20}); const bytes = Buffer.from(text);
     const once = (fn) => { const t = performance.now(); fn(); return (performance.now() - t) / 1000; };
     const r = { pack: [], sha: [], hw: [], ratio: [] };
     for (let k = -2; k < ${quick ? 3 : 15}; k++) {
