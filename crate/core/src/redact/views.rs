@@ -145,7 +145,9 @@ pub(crate) fn percent_decode(s: &[u8]) -> Option<View> {
 pub(crate) fn views(s: &[u8]) -> Vec<View> {
     let mut out: Vec<View> = Vec::new();
     // Most texts have neither a backslash nor a `%`: one search says so for both views.
-    if memchr::memchr2(b'\\', b'%', s).is_none() {
+    // From the end: the scan before it read the text front to back, so its end is still
+    // in the core's cache (see `shape::simd::has_mark`).
+    if memchr::memrchr2(b'\\', b'%', s).is_none() {
         return out;
     }
     if let Some(j1) = json_unescape(s) {
