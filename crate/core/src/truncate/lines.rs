@@ -54,6 +54,16 @@ pub(crate) struct Split {
 /// which dominates on the short lines of build logs; so would measuring each line and
 /// searching it for `\r` afterwards, which this pass makes unnecessary.)
 pub(crate) fn split(text: &str) -> Split {
+    split_with(text, usize::MAX, |_| {})
+}
+
+/// [`split`], pausing after about every `block` bytes to call `done(end)`, where `end` is
+/// the end of the last whole line so far (the text before it is whole lines, the last
+/// ending with `\n`): another pass over the text can then read those bytes while they are
+/// still in the core's cache, where after the whole split it would read a text larger
+/// than the cache from farther away. The text after the last `end` is the caller's to
+/// finish once this returns.
+pub(crate) fn split_with(text: &str, block: usize, mut done: impl FnMut(usize)) -> Split {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     /// High bit set exactly in the bytes of `w` equal to `b` (no borrow between bytes).
@@ -105,30 +115,30 @@ pub(crate) fn split(text: &str) -> Split {
     let mut any = {
         use core::arch::wasm32::*;
         let mut high = u8x16_splat(0);
-        while let Some(chunk) = bytes.get(base..base + 16) {
+        let mut pause = block;
+        loop {
+            if base >= pause {
+                done(start);
+                pause = base.saturating_add(block);
+            }
+            // The stretch without `\r` in a function of its own: inlined here it shared
+            // V8's registers with every other value of the cutter, and spilled and reloaded
+            // its own (the ASCII accumulator went through the stack each step).
+            if first_cr.is_none_or(|c| c < start) {
+                (base, start, high) =
+                    simd::split_plain(bytes, base, pause, start, high, &mut lines);
+                if base >= pause {
+                    continue;
+                }
+            }
+            let Some(chunk) = bytes.get(base..base + 16) else {
+                break;
+            };
             // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment requirement.
             let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
             high = v128_or(high, v);
             let nl = u32::from(u8x16_bitmask(u8x16_eq(v, u8x16_splat(b'\n'))));
             let cr = u32::from(u8x16_bitmask(u8x16_eq(v, u8x16_splat(b'\r'))));
-            if cr == 0 && first_cr.is_none_or(|c| c < start) {
-                // No `\r` in these bytes nor pending in the line they continue: each `\n`
-                // ends a line right there, written here rather than by a call per line (a
-                // 4 MiB build log has 80,000).
-                let mut nl = nl;
-                while nl != 0 {
-                    let pos = base + nl.trailing_zeros() as usize;
-                    lines.push(Line {
-                        start,
-                        content_end: pos,
-                        end: pos + 1,
-                    });
-                    start = pos + 1;
-                    nl &= nl - 1;
-                }
-                base += 16;
-                continue;
-            }
             let mut marks = nl | cr;
             while marks != 0 {
                 at(
@@ -147,8 +157,15 @@ pub(crate) fn split(text: &str) -> Split {
     };
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     let mut any = 0u64;
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let mut pause = block;
     let mut words = bytes[base..].chunks_exact(8);
     for w in words.by_ref() {
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        if base >= pause {
+            done(start);
+            pause = base.saturating_add(block);
+        }
         let w = u64::from_le_bytes(w.try_into().unwrap());
         any |= w;
         let mut marks = bytes_equal(w, b'\n') | bytes_equal(w, b'\r');
@@ -190,6 +207,55 @@ pub(crate) fn split(text: &str) -> Split {
         lines,
         ascii: any & HI == 0,
         cr_lines,
+    }
+}
+
+/// The vector loop of [`split`] over lines without `\r`.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    use super::Line;
+    use core::arch::wasm32::*;
+
+    /// From `base` (a multiple of 16 bytes in) to `until` while no `\r` is pending: sixteen
+    /// bytes a step, two compares and one `bitmask` find the `\n` and `\r` bytes (the
+    /// word-at-a-time loop takes about twice the instructions for half the bytes), and each
+    /// `\n` ends a line right there, written here rather than by a call per line (a 4 MiB
+    /// build log has 80,000). Stops at `until`, before the first sixteen bytes that hold a
+    /// `\r`, or before the last sixteen; returns the new `base`, `start` and ASCII
+    /// accumulator.
+    #[inline(never)]
+    pub(super) fn split_plain(
+        bytes: &[u8],
+        mut base: usize,
+        until: usize,
+        mut start: usize,
+        mut high: v128,
+        lines: &mut Vec<Line>,
+    ) -> (usize, usize, v128) {
+        while base < until {
+            let Some(chunk) = bytes.get(base..base + 16) else {
+                break;
+            };
+            // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment requirement.
+            let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+            let mut nl = u32::from(u8x16_bitmask(u8x16_eq(v, u8x16_splat(b'\n'))));
+            if u8x16_bitmask(u8x16_eq(v, u8x16_splat(b'\r'))) != 0 {
+                break;
+            }
+            high = v128_or(high, v);
+            while nl != 0 {
+                let pos = base + nl.trailing_zeros() as usize;
+                lines.push(Line {
+                    start,
+                    content_end: pos,
+                    end: pos + 1,
+                });
+                start = pos + 1;
+                nl &= nl - 1;
+            }
+            base += 16;
+        }
+        (base, start, high)
     }
 }
 

@@ -162,15 +162,39 @@ pub(crate) fn is_error_line(line: &[u8]) -> bool {
 /// word boundaries exactly as the content's own ends do. After a match the scan resumes at
 /// the next line.
 pub(crate) fn error_flags(src: &[u8], lines: &[Line]) -> Vec<bool> {
+    let mut hits = Vec::new();
+    error_hits(src, 0, src.len(), &mut hits);
+    flags_of(&hits, lines)
+}
+
+/// The scan of [`error_flags`] over the lines from `from` (a line start) up to `until` (a
+/// line start, or the end of `src`): appends the position of each line's first match, and
+/// returns where the next call goes on from. Split at line starts, the calls find what one
+/// call over the whole text finds, since no match straddles a line end (see above); so a
+/// text can be scanned piece by piece while the splitter's pieces are in the cache.
+pub(crate) fn error_hits(src: &[u8], from: usize, until: usize, hits: &mut Vec<usize>) -> usize {
+    let hay = &src[..until];
+    let mut at = from;
+    while at < until {
+        let Some(p) = next_match(hay, at) else {
+            return until;
+        };
+        hits.push(p);
+        // On at the next line (every line but the last ends with `\n`).
+        at = memchr::memchr(b'\n', &src[p..]).map_or(src.len(), |k| p + k + 1);
+    }
+    at
+}
+
+/// Per line, whether it holds one of `hits` (ascending positions in the lines' text).
+pub(crate) fn flags_of(hits: &[usize], lines: &[Line]) -> Vec<bool> {
     let mut flags = vec![false; lines.len()];
     let mut k = 0;
-    let mut at = 0;
-    while let Some(p) = next_match(src, at) {
+    for &p in hits {
         while lines[k].end <= p {
             k += 1;
         }
         flags[k] = true;
-        at = lines[k].end;
     }
     flags
 }
@@ -766,6 +790,64 @@ mod tests {
             flags,
             [false, true, true, true, true, false, false, true, false, false, false]
         );
+    }
+
+    /// The error lines found a piece at a time during the split (as a text over the limit
+    /// is read) equal one scan of the whole text, for pieces of every size from one byte:
+    /// matches at the pieces' ends, `\r` lines, lines longer than a piece. The pieces end
+    /// at line starts, in order.
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn error_lines_found_piecewise_equal_one_scan() {
+        let pieces = [
+            "ok\n",
+            "error: x\n",
+            "fine Error\r\n",
+            "TypeError",
+            " not found\n",
+            "50%\r60%\r",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "\n",
+            "exit code 1",
+            "é",
+            "   Compiling crate-1 v0.1.1\n",
+        ];
+        let mut texts: Vec<String> = crate::real_texts::all().into_iter().collect();
+        let mut x = 99u64;
+        for len in [0, 1, 5, 40, 200] {
+            for _ in 0..20 {
+                let mut s = String::new();
+                for _ in 0..len {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    s.push_str(pieces[(x >> 33) as usize % pieces.len()]);
+                }
+                texts.push(s);
+            }
+        }
+        for text in &texts {
+            let whole = super::super::lines::split(text);
+            let want = error_flags(text.as_bytes(), &whole.lines);
+            for block in [1, 7, 16, 17, 64, 1000, 64 << 10] {
+                let (split, flags) = super::super::split_with_errors(text, block);
+                assert_eq!(split.lines, whole.lines, "block {block}");
+                assert_eq!(split.cr_lines, whole.cr_lines);
+                assert_eq!(split.ascii, whole.ascii);
+                assert_eq!(
+                    flags,
+                    want,
+                    "block {block}: {:?}",
+                    &text[..text.len().min(200)]
+                );
+                let mut ends = Vec::new();
+                super::super::lines::split_with(text, block, |end| ends.push(end));
+                assert!(ends.windows(2).all(|w| w[0] <= w[1]));
+                assert!(ends
+                    .iter()
+                    .all(|&e| e == 0 || text.as_bytes()[e - 1] == b'\n'));
+            }
+        }
     }
 
     /// The whole-text scan (in wasm, its vector path) flags exactly the lines the per-byte
