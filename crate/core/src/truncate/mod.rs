@@ -414,7 +414,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 /// The piece of text split, then scanned for error lines, at a time: well inside a core's
-/// cache (96 KiB L1 and 2 MiB L2 per core here), large enough that the pauses cost nothing.
+/// cache (48 KiB L1 and 2 MiB L2 per core here), large enough that the pauses cost nothing.
 const ERROR_BLOCK: usize = 64 << 10;
 
 /// Whether a text may be a JSON value, which is cut by its own plan (no error-line scan).
@@ -439,10 +439,12 @@ fn split_with_errors(src: &str, block: usize) -> (lines::Split, Vec<bool>) {
 impl<'a> Ctx<'a> {
     fn new(src: &'a str, opts: &'a Options, m: Measure) -> Self {
         let errors = OnceCell::new();
-        // A text over the limit is cut, and every cut but JSON's reads the error lines:
-        // they are found with the split, a piece at a time while the piece is in the
-        // cache (a 4 MiB log is larger than the core's cache; read whole, once to split it
-        // and once more for the errors, the second pass read all of it from farther away).
+        // A text with more bytes than the limit is cut (always under a byte budget; a
+        // char or token budget may still hold it), and every cut but JSON's reads the
+        // error lines: they are found with the split, a piece at a time while the piece is
+        // in the cache (a 4 MiB log is larger than the core's cache; read whole, once to
+        // split it and once more for the errors, the second pass read all of it from
+        // farther away). A text that then fits has had one pass it did not need.
         let split = if src.len() > opts.budget.limit() && !looks_like_json(src) {
             let (split, flags) = split_with_errors(src, ERROR_BLOCK);
             let _ = errors.set(flags);
