@@ -581,13 +581,7 @@ mod tests {
         let mut x = 99u64;
         let mut found = 0;
         for len in 0..400 {
-            let mut s = String::new();
-            for _ in 0..len % 60 {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                s.push_str(pieces[(x >> 33) as usize % pieces.len()]);
-            }
+            let s = crate::real_texts::mixed(&pieces, len % 60, &mut x);
             let want = has_mark_memmem(s.as_bytes());
             found += usize::from(want);
             assert_eq!(has_mark(s.as_bytes()), want, "{s:?}");

@@ -373,13 +373,7 @@ mod tests {
         let alphabet = ["a", "\n", "\r", "\r\n", "\x0b", "é", "\u{10a}", "xxxxxxx"];
         let mut x = 12345u64;
         for len in 0..300 {
-            let mut s = String::new();
-            for _ in 0..len {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                s.push_str(alphabet[(x >> 33) as usize % alphabet.len()]);
-            }
+            let s = crate::real_texts::mixed(&alphabet, len, &mut x);
             split_matches_a_byte_loop_on(&s);
         }
     }

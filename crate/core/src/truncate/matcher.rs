@@ -816,14 +816,7 @@ mod tests {
         let mut x = 99u64;
         for len in [0, 1, 5, 40, 200] {
             for _ in 0..20 {
-                let mut s = String::new();
-                for _ in 0..len {
-                    x = x
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    s.push_str(pieces[(x >> 33) as usize % pieces.len()]);
-                }
-                texts.push(s);
+                texts.push(crate::real_texts::mixed(&pieces, len, &mut x));
             }
         }
         for text in &texts {
