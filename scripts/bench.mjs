@@ -680,7 +680,7 @@ async function benchPack() {
   // where medians of separate series (pack first, the floor a minute later) gave ratios
   // from 1.3 to 1.6 on the same build. Each of several fresh processes gives one ratio, and
   // the figure is their median: one build's ratio moved from 1.52 to 1.78 between fresh
-  // processes (2026-12-03; 1.63-1.83 in the recorded run), presumably where V8 placed the
+  // processes (2026-12-03), presumably where V8 placed the
   // compiled code and what else ran in the instance before, so a single process, this one
   // after every other workload, is a sample of one.
   const floorProbe = `const ts = await import(${JSON.stringify(`${repo}/pkg/node.mjs`)});

@@ -166,7 +166,9 @@ fn decide(ctx: &Ctx) -> Applied {
     sniff(ctx)
 }
 
-fn looks_like_json(s: &str) -> bool {
+/// Whether a text may be a JSON value (a JSON cut has its own error lines, so the split
+/// does not look for them in such a text: `Ctx::new`).
+pub(super) fn looks_like_json(s: &str) -> bool {
     matches!(s.trim_start().as_bytes().first(), Some(b'{') | Some(b'['))
 }
 

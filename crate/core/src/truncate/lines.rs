@@ -216,13 +216,11 @@ mod simd {
     use super::Line;
     use core::arch::wasm32::*;
 
-    /// From `base` (a multiple of 16 bytes in) to `until` while no `\r` is pending: sixteen
-    /// bytes a step, two compares and one `bitmask` find the `\n` and `\r` bytes (the
-    /// word-at-a-time loop takes about twice the instructions for half the bytes), and each
-    /// `\n` ends a line right there, written here rather than by a call per line (a 4 MiB
-    /// build log has 80,000). Stops at `until`, before the first sixteen bytes that hold a
-    /// `\r`, or before the last sixteen; returns the new `base`, `start` and ASCII
-    /// accumulator.
+    /// From `base` (a multiple of 16 bytes in) to `until` while no `\r` is pending, sixteen
+    /// bytes a step: each `\n` ends a line right there, written here rather than by a call
+    /// per line (a 4 MiB build log has 80,000). Stops at `until`, before the first sixteen
+    /// bytes that hold a `\r`, or before the last sixteen; returns the new `base`, `start`
+    /// and ASCII accumulator.
     #[inline(never)]
     pub(super) fn split_plain(
         bytes: &[u8],

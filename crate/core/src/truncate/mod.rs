@@ -417,11 +417,6 @@ pub(crate) struct Ctx<'a> {
 /// cache (48 KiB L1 and 2 MiB L2 per core here), large enough that the pauses cost nothing.
 const ERROR_BLOCK: usize = 64 << 10;
 
-/// Whether a text may be a JSON value, which is cut by its own plan (no error-line scan).
-fn looks_like_json(src: &str) -> bool {
-    matches!(src.trim_start().as_bytes().first(), Some(b'{' | b'['))
-}
-
 /// The lines of `src` and which of them are error lines, the second found a `block` of
 /// lines at a time right after the first.
 fn split_with_errors(src: &str, block: usize) -> (lines::Split, Vec<bool>) {
@@ -445,7 +440,7 @@ impl<'a> Ctx<'a> {
         // in the cache (a 4 MiB log is larger than the core's cache; read whole, once to
         // split it and once more for the errors, the second pass read all of it from
         // farther away). A text that then fits has had one pass it did not need.
-        let split = if src.len() > opts.budget.limit() && !looks_like_json(src) {
+        let split = if src.len() > opts.budget.limit() && !auto::looks_like_json(src) {
             let (split, flags) = split_with_errors(src, ERROR_BLOCK);
             let _ = errors.set(flags);
             split
