@@ -97,6 +97,20 @@ test('malformed exports get the OTLP error response; unreadable ones are forward
   assert.equal(res.status, 400);
   assert.match((await res.json()).message, /gzip/);
 
+  // An object of more members than any OTLP object has, the shape of a body whose keys were
+  // chosen to collide in a hash map. In a request of the ordinary shape nothing is hashed
+  // (read from byte ranges) and it is forwarded; where the request has to be read as a
+  // tree (here: a span field given twice), it is refused before any map is built.
+  const flood = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, i]));
+  const flooded = (span) => JSON.stringify({ resourceSpans: [{ resource: { flood }, scopeSpans: [{ spans: [span] }] }] });
+  const plain = { traceId: 'ef'.repeat(16), spanId: '01'.repeat(8), name: 'x', endTimeUnixNano: '2' };
+  res = await fetch(worker.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: flooded(plain) });
+  assert.equal(res.status, 200);
+  const twice = flooded(plain).replace('"name":"x"', '"name":"x","name":"y"');
+  res = await fetch(worker.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: twice });
+  assert.equal(res.status, 400);
+  assert.match((await res.json()).message, /more than 1024 members .*line 1 column \d+/);
+
   const before = receiver.requests.length;
   const odd = gzipSync('thrift-ish bytes');
   res = await fetch(worker.url, { method: 'POST', headers: { 'content-type': 'application/vnd.apache.thrift.binary', 'content-encoding': 'gzip' }, body: odd });
@@ -106,7 +120,7 @@ test('malformed exports get the OTLP error response; unreadable ones are forward
   assert.equal(got.body.toString(), 'thrift-ish bytes');
   const stats = await (await fetch(`${worker.base}/v1/toolslice/stats`)).json();
   assert.equal(stats.unknown_content_type, 1);
-  assert.equal(stats.malformed, 3);
+  assert.equal(stats.malformed, 4);
 });
 
 test('upstream down, then back: the exporter is told to retry, and no span is lost', async () => {

@@ -108,7 +108,7 @@ impl<'de> LineDe<'de> {
 
     /// The next byte after whitespace, not consumed.
     #[inline(always)]
-    fn peek(&mut self) -> Result<u8> {
+    pub(super) fn peek(&mut self) -> Result<u8> {
         self.ws();
         self.b.get(self.i).copied().ok_or(Declined)
     }
@@ -214,7 +214,8 @@ impl<'de> LineDe<'de> {
         }
     }
 
-    fn enter(&mut self) -> Result<()> {
+    /// Steps into the object or array at `self.i`, counting its depth as serde_json does.
+    pub(super) fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         self.i += 1;
         if self.depth >= MAX_DEPTH {
@@ -222,6 +223,25 @@ impl<'de> LineDe<'de> {
         } else {
             Ok(())
         }
+    }
+
+    /// Steps out of an object or array: `self.i` is at its closing byte.
+    pub(super) fn leave(&mut self) {
+        self.depth -= 1;
+        self.i += 1;
+    }
+
+    /// Steps over one structural byte (a `,` or `:` that [`LineDe::peek`] returned).
+    pub(super) fn step(&mut self) {
+        self.i += 1;
+    }
+
+    /// Where the reading stands: a byte offset into the text. With [`LineDe::peek`],
+    /// [`LineDe::enter`] and [`LineDe::leave`] it lets a reader keep the byte ranges of what
+    /// it walks over ([`super::otlp_json_wire`]) while the values in between are read as
+    /// here.
+    pub(super) fn at(&self) -> usize {
+        self.i
     }
 
     /// An array at `self.i` to the visitor, which must take all of it (as serde_json

@@ -73,6 +73,7 @@ mod openinference;
 mod otel;
 mod otlp;
 mod otlp_json;
+pub(crate) mod otlp_json_wire;
 mod part;
 mod phoenix;
 mod pyrepr;
@@ -87,6 +88,9 @@ pub(crate) mod pipeline_parts {
     pub(crate) use super::model::{ModelCall, ToolCall};
     pub(crate) use super::otel::OtelSpan;
     pub(crate) use super::otlp::{is_request, read_span};
+    #[cfg(test)]
+    pub(crate) use super::otlp_json::tests::{emit, fixtures, Op};
+    pub(crate) use super::otlp_json_wire as json_wire;
     pub(crate) use super::otlp_proto as proto;
     pub(crate) use super::semconv::interpret;
 }

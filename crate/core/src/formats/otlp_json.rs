@@ -38,7 +38,7 @@ use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visi
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
-use super::line_de::OTLP_ATTRIBUTE;
+use super::line_de::{Declined, LineDe, OTLP_ATTRIBUTE};
 use super::model::Times;
 use super::otel::{AttrValue, Attrs, OtelEvent, OtelSpan};
 use super::{otlp, Collector, Entries, Sink};
@@ -310,6 +310,14 @@ impl<'de> EachObject<'de> for Scopes<'_, 'de> {
 }
 
 struct Spans<'a, 'de>(&'a mut Vec<OtelSpan<'de>>);
+
+/// The span object at the deserializer's position, read as a span of a request is read
+/// here: for a reader that walks a request itself ([`super::otlp_json_wire`]).
+pub(super) fn span_at<'de>(de: &mut LineDe<'de>) -> Result<OtelSpan<'de>, Declined> {
+    let mut one = Vec::with_capacity(1);
+    (&mut *de).deserialize_map(ListItem(&mut Spans(&mut one)))?;
+    one.pop().ok_or(Declined)
+}
 
 /// The fields of a span that [`otlp::read_span`] reads, each at most once.
 #[derive(Default)]
@@ -756,7 +764,7 @@ fn single<'de>(key: Cow<'_, str>, value: AttrValue<'de>) -> AttrValue<'de> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use std::path::Path;
 
     use super::super::reader::{json_line_as, read_document_as};
@@ -826,7 +834,7 @@ pub(super) mod tests {
     }
 
     /// The OTLP fixtures of the repository: this crate's, and the producers' corpus.
-    fn fixtures() -> Vec<(String, Vec<u8>)> {
+    pub(crate) fn fixtures() -> Vec<(String, Vec<u8>)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut out = Vec::new();
         for dir in ["tests/fixtures/formats", "../../pkg-tests/producers/corpus"] {
@@ -950,7 +958,7 @@ pub(super) mod tests {
 
     /// A change to one entry (object member or array item) of a JSON tree, made in the text.
     #[derive(Clone, Copy)]
-    pub(in super::super) enum Op<'a> {
+    pub(crate) enum Op<'a> {
         /// The value replaced by this JSON text.
         Value(&'a str),
         /// The member written twice: itself, then with this value.
@@ -964,7 +972,7 @@ pub(super) mod tests {
 
     /// Writes `value` as JSON with `op` applied at the `target`-th entry (depth first);
     /// returns whether it was applied.
-    pub(in super::super) fn emit(
+    pub(crate) fn emit(
         value: &Value,
         out: &mut String,
         at: &mut usize,

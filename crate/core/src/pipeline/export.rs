@@ -5,7 +5,11 @@
 //! (its resource and scope with it) in the encoding it came in, so it can be forwarded on its
 //! own later, and the rest of the request is forwarded with the held spans taken out. In
 //! protobuf every byte outside the removed spans is copied as it came (resource, scope,
-//! schema urls, fields this reader does not know); in JSON every member is kept in order.
+//! schema urls, fields this reader does not know); in JSON too, from the byte ranges of
+//! [`json_wire`], for a request of the ordinary shape. A JSON request of another shape (a
+//! list member given twice, a span the span reader declines) is read as a tree
+//! ([`tree::parse`], its work bounded) and written again from it, every member kept in
+//! order.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -13,10 +17,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use super::tree;
 use super::{
     Annotation, Encoding, MalformedExport, ATTR_DETAIL, ATTR_INJECTED, ATTR_JOIN, ATTR_OBSERVED,
     ATTR_STATUS,
 };
+use crate::formats::pipeline_parts::json_wire::{self, Item, Level, RESOURCES, SCOPES};
 use crate::formats::pipeline_parts::{
     interpret, is_request, proto, read_span, ModelCall, OtelSpan, ToolCall,
 };
@@ -284,14 +290,6 @@ fn member<'a>(obj: &Map<String, Value>, names: &[&'a str]) -> Option<&'a str> {
     names.iter().copied().find(|n| obj.contains_key(*n))
 }
 
-const SCOPES: [&str; 4] = [
-    "scopeSpans",
-    "scope_spans",
-    "instrumentationLibrarySpans",
-    "instrumentation_library_spans",
-];
-const RESOURCES: [&str; 2] = ["resourceSpans", "resource_spans"];
-
 /// An object's members other than `key`, in order.
 fn without(obj: &Map<String, Value>, key: &str) -> Map<String, Value> {
     obj.iter()
@@ -301,7 +299,201 @@ fn without(obj: &Map<String, Value>, key: &str) -> Map<String, Value> {
 }
 
 fn split_json(body: &[u8]) -> Result<Split, MalformedExport> {
-    let mut value: Value = serde_json::from_slice(body).map_err(|e| {
+    match json_wire::Request::spans(body) {
+        Some(req) => Ok(split_wire(body, req)),
+        None => split_tree(body),
+    }
+}
+
+/// Where a span is: its resource's, its scope's and its own place in their lists.
+type At = (usize, usize, usize);
+
+/// [`split_json`] from the request's byte ranges: the held spans and the rest are copied
+/// from the body, each span read where it stands.
+fn split_wire(body: &[u8], mut req: json_wire::Request<'_, OtelSpan<'_>>) -> Split {
+    // The spans first (reading one consumes it), then the bodies from the ranges.
+    let mut read = Vec::new();
+    for (r, resource) in objects_mut(&mut req.root) {
+        for (s, scope) in objects_mut(resource) {
+            for (k, span) in scope.items.iter_mut().flatten().enumerate() {
+                if let Some(span) = span.object.take() {
+                    read.push(((r, s, k), span));
+                }
+            }
+        }
+    }
+    let mut split = Split::default();
+    let mut traces = Traces::default();
+    let mut held: Vec<At> = Vec::new();
+    for (at, span) in read {
+        split.spans += 1;
+        let trace_id = span.trace_id.clone();
+        let span_id = span.span_id.clone().map(Cow::into_owned);
+        match kind_of(span, split.spans) {
+            Kind::Tool(call) => {
+                split.tools += 1;
+                let one = one_span_json(&req, at).into_bytes();
+                let key = key_of(span_id.as_deref(), &one);
+                let batch = traces.of(trace_id.as_deref());
+                batch.tools.push((key.clone(), *call));
+                batch.held.push(HeldSpan { key, body: one });
+                held.push(at);
+            }
+            Kind::Model(call) => {
+                split.models += 1;
+                traces.of(trace_id.as_deref()).models.push((span_id, *call));
+            }
+            Kind::Context => {}
+        }
+    }
+    split.traces = traces.into_vec();
+    split.passthrough = if held.is_empty() {
+        Some(body.to_vec())
+    } else {
+        // `held` is in read order, which is (r, s, k) order.
+        let (out, left) = rebuild_json(&req, true, &mut |at, item, out| {
+            let keep = held.binary_search(&at).is_err();
+            if keep {
+                out.push_str(req.at(&item.whole));
+            }
+            keep
+        });
+        (left > 0).then(|| out.into_bytes())
+    };
+    split
+}
+
+/// The object items of a level's list, with their places.
+fn objects_mut<T>(level: &mut Level<T>) -> impl Iterator<Item = (usize, &mut T)> {
+    level
+        .items
+        .iter_mut()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, item)| item.object.as_mut().map(|o| (i, o)))
+}
+
+/// The `i`th item of a level's list, which the reading found.
+fn item<T>(level: &Level<T>, i: usize) -> &Item<T> {
+    &level.items.as_ref().expect("a list the reading found")[i]
+}
+
+/// A request holding the span at `at`, with its resource's and scope's other members as
+/// they came, under the request's name for the resource list.
+fn one_span_json<S>(req: &json_wire::Request<'_, S>, (r, s, k): At) -> String {
+    let resource = item(&req.root, r).object.as_ref();
+    let resource = resource.expect("a span's resource is an object");
+    let scope = item(resource, s).object.as_ref();
+    let scope = scope.expect("a span's scope is an object");
+    let span = &item(scope, k).whole;
+    let mut out = String::with_capacity(span.len() + 256);
+    out.push_str("{\"");
+    out.push_str(RESOURCES[req.name]);
+    out.push_str("\":[");
+    json_wire::write_level(&mut out, req.text, resource, |out| {
+        out.push('[');
+        json_wire::write_level(out, req.text, scope, |out| {
+            out.push('[');
+            out.push_str(req.at(span));
+            out.push(']');
+        });
+        out.push(']');
+    });
+    out.push_str("]}");
+    out
+}
+
+/// Writes a request back from its ranges, each span item as `span` writes it (`false`: it
+/// wrote nothing, the span is left out), every other byte as it came. Returns the text and
+/// the number of span items written.
+///
+/// `prune` is the split's rule for what is forwarded once spans are taken out: a scope with
+/// no span left, or that is not an object or has no span list, is left out, and so is a
+/// resource with no scope left (a resource that is not an object or has no scope list is
+/// kept as it came).
+fn rebuild_json<S>(
+    req: &json_wire::Request<'_, S>,
+    prune: bool,
+    span: &mut dyn FnMut(At, &Item<S>, &mut String) -> bool,
+) -> (String, usize) {
+    let text = req.text;
+    let mut written = 0;
+    let mut out = String::with_capacity(text.len());
+    json_wire::write_level(&mut out, text, &req.root, |out| {
+        out.push('[');
+        let mut first = true;
+        let mut sep = |out: &mut String| {
+            if !std::mem::replace(&mut first, false) {
+                out.push(',');
+            }
+        };
+        for (r, item) in req.root.items.iter().flatten().enumerate() {
+            let Some(resource) = item.object.as_ref().filter(|o| o.items.is_some()) else {
+                sep(out);
+                out.push_str(req.at(&item.whole));
+                continue;
+            };
+            let mut scopes_left = 0;
+            let mut one = String::new();
+            json_wire::write_level(&mut one, text, resource, |one| {
+                one.push('[');
+                for (s, item) in resource.items.iter().flatten().enumerate() {
+                    let spans = item
+                        .object
+                        .as_ref()
+                        .and_then(|o| o.items.as_ref().map(|v| (o, v)));
+                    let Some((scope, spans)) = spans else {
+                        if !prune {
+                            if scopes_left > 0 {
+                                one.push(',');
+                            }
+                            scopes_left += 1;
+                            one.push_str(req.at(&item.whole));
+                        }
+                        continue;
+                    };
+                    let mark = one.len();
+                    if scopes_left > 0 {
+                        one.push(',');
+                    }
+                    let mut n = 0;
+                    json_wire::write_level(one, text, scope, |one| {
+                        one.push('[');
+                        for (k, item) in spans.iter().enumerate() {
+                            let before = one.len();
+                            if n > 0 {
+                                one.push(',');
+                            }
+                            if span((r, s, k), item, one) {
+                                n += 1;
+                            } else {
+                                one.truncate(before);
+                            }
+                        }
+                        one.push(']');
+                    });
+                    if prune && n == 0 {
+                        one.truncate(mark);
+                    } else {
+                        scopes_left += 1;
+                        written += n;
+                    }
+                }
+                one.push(']');
+            });
+            if !prune || scopes_left > 0 {
+                sep(out);
+                out.push_str(&one);
+            }
+        }
+        out.push(']');
+    });
+    (out, written)
+}
+
+/// [`split_json`] from a tree, for a request the byte-range reader declines.
+fn split_tree(body: &[u8]) -> Result<Split, MalformedExport> {
+    let mut value: Value = tree::parse(body).map_err(|e| {
         MalformedExport(format!(
             "JSON export request: {e} (line {}, column {})",
             e.line(),
@@ -434,8 +626,11 @@ pub fn annotate(
                 .ok_or_else(|| MalformedExport("a held span request has no span".into()))
         }
         Encoding::Json => {
-            let mut value: Value = serde_json::from_slice(body)
-                .map_err(|e| MalformedExport(format!("held span: {e}")))?;
+            if let Some(req) = json_wire::Request::attributes(body) {
+                return annotate_wire(&req, &attrs);
+            }
+            let mut value: Value =
+                tree::parse(body).map_err(|e| MalformedExport(format!("held span: {e}")))?;
             let mut done = false;
             for_each_span(&mut value, &mut |span| {
                 let list = span
@@ -445,14 +640,7 @@ pub fn annotate(
                     *list = Value::Array(Vec::new());
                 }
                 let list = list.as_array_mut().expect("made an array");
-                for (key, value) in &attrs {
-                    let v = match value {
-                        proto::AttrValue::Str(s) => json!({ "stringValue": s }),
-                        // OTLP JSON writes 64-bit integers as decimal strings.
-                        proto::AttrValue::Int(i) => json!({ "intValue": i.to_string() }),
-                    };
-                    list.push(json!({ "key": key, "value": v }));
-                }
+                list.extend(attrs.iter().map(attribute_json));
                 done = true;
             });
             if !done {
@@ -461,6 +649,70 @@ pub fn annotate(
             Ok(serde_json::to_vec(&value).unwrap_or_default())
         }
     }
+}
+
+/// An attribute entry as OTLP JSON writes it.
+fn attribute_json((key, value): &(&str, proto::AttrValue)) -> Value {
+    let v = match value {
+        proto::AttrValue::Str(s) => json!({ "stringValue": s }),
+        // OTLP JSON writes 64-bit integers as decimal strings.
+        proto::AttrValue::Int(i) => json!({ "intValue": i.to_string() }),
+    };
+    json!({ "key": key, "value": v })
+}
+
+/// [`annotate`] from the request's byte ranges: each span's `attributes` list gets the
+/// entries appended (made when it is missing, replaced when it is not a list), every other
+/// byte as it came.
+fn annotate_wire(
+    req: &json_wire::Request<'_, Level<()>>,
+    attrs: &[(&str, proto::AttrValue)],
+) -> Result<Vec<u8>, MalformedExport> {
+    let entries: Vec<String> = attrs
+        .iter()
+        .map(|a| attribute_json(a).to_string())
+        .collect();
+    let entries = entries.join(",");
+    let text = req.text;
+    let mut spans = 0;
+    let (out, _) = rebuild_json(req, false, &mut |_, item, out| {
+        let Some(span) = &item.object else {
+            out.push_str(req.at(&item.whole));
+            return true;
+        };
+        spans += 1;
+        let with_entries = |out: &mut String| {
+            out.push('[');
+            for (i, a) in span.items.iter().flatten().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(req.at(&a.whole));
+            }
+            if span.items.as_ref().is_some_and(|v| !v.is_empty()) {
+                out.push(',');
+            }
+            out.push_str(&entries);
+            out.push(']');
+        };
+        if span.list.is_some() {
+            json_wire::write_level(out, text, span, with_entries);
+        } else {
+            out.push('{');
+            for m in &span.members {
+                out.push_str(req.at(&m.whole));
+                out.push(',');
+            }
+            out.push_str("\"attributes\":");
+            with_entries(out);
+            out.push('}');
+        }
+        true
+    });
+    if spans == 0 {
+        return Err(MalformedExport("a held span request has no span".into()));
+    }
+    Ok(out.into_bytes())
 }
 
 fn for_each_span(value: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
@@ -495,19 +747,26 @@ pub fn merge(bodies: &[Vec<u8>], encoding: Encoding) -> Result<Vec<u8>, Malforme
     match encoding {
         Encoding::Protobuf => Ok(bodies.concat()),
         Encoding::Json => {
+            // Each request's resource list items as they came, or (a request the byte-range
+            // reader declines) as its tree writes them.
             let mut all = Vec::new();
             for body in bodies {
-                let value: Value = serde_json::from_slice(body)
-                    .map_err(|e| MalformedExport(format!("held span: {e}")))?;
+                if let Some(req) = json_wire::Request::outline(body) {
+                    let items = req.root.items.iter().flatten();
+                    all.extend(items.map(|item| req.at(&item.whole).to_string()));
+                    continue;
+                }
+                let value: Value =
+                    tree::parse(body).map_err(|e| MalformedExport(format!("held span: {e}")))?;
                 let Value::Object(mut obj) = value else {
                     return Err(MalformedExport("held span: not an object".into()));
                 };
                 let key = member(&obj, &RESOURCES).unwrap_or("resourceSpans");
                 if let Some(Value::Array(list)) = obj.remove(key) {
-                    all.extend(list);
+                    all.extend(list.iter().map(Value::to_string));
                 }
             }
-            Ok(serde_json::to_vec(&json!({ "resourceSpans": all })).unwrap_or_default())
+            Ok(format!("{{\"resourceSpans\":[{}]}}", all.join(",")).into_bytes())
         }
     }
 }
@@ -643,6 +902,214 @@ mod tests {
         let merged = merge(&[out.clone(), out], Encoding::Json).unwrap();
         let v: Value = serde_json::from_slice(&merged).unwrap();
         assert_eq!(v["resourceSpans"].as_array().unwrap().len(), 2);
+    }
+
+    /// What a split says, with the bodies as the JSON they hold (a tree compares members
+    /// by name, so the tree reader's order and the ranges' order are the same), and a held
+    /// span's key only when it is its span id (otherwise a digest of the body's bytes).
+    fn meaning(split: &Split) -> String {
+        fn sorted(v: Value) -> Value {
+            match v {
+                Value::Object(o) => {
+                    let mut members: Vec<_> = o.into_iter().map(|(k, v)| (k, sorted(v))).collect();
+                    members.sort_by(|a, b| a.0.cmp(&b.0));
+                    Value::Object(members.into_iter().collect())
+                }
+                Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
+                other => other,
+            }
+        }
+        let json = |b: &[u8]| sorted(serde_json::from_slice::<Value>(b).unwrap());
+        let traces: Vec<_> = split
+            .traces
+            .iter()
+            .map(|t| {
+                let key = |k: &str| (!k.starts_with("sha256:")).then(|| k.to_string());
+                let tools: Vec<_> = t.tools.iter().map(|(k, c)| (key(k), c)).collect();
+                let held: Vec<_> = t
+                    .held
+                    .iter()
+                    .map(|h| (key(&h.key), json(&h.body)))
+                    .collect();
+                format!("{} {tools:?} {:?} {held:?}", t.trace_id, t.models)
+            })
+            .collect();
+        let pass = split.passthrough.as_deref().map(json);
+        let counts = (split.spans, split.tools, split.models);
+        format!("{counts:?} {traces:?} {pass:?}")
+    }
+
+    /// Splits `body` both ways: returns whether the byte-range reader read it, after checking
+    /// that its split means what the tree's does (and that annotating and merging its held
+    /// spans from their ranges gives the tree's JSON).
+    fn split_both_ways(body: &[u8]) -> bool {
+        let text = String::from_utf8_lossy(body);
+        let tree = split_tree(body);
+        let Some(req) = json_wire::Request::spans(body) else {
+            let got = split_json(body);
+            assert_eq!(got, tree, "{text}");
+            return false;
+        };
+        let wire = split_wire(body, req);
+        let tree = tree.unwrap_or_else(|e| panic!("the tree fails ({e}) on {text}"));
+        let (a, b) = (meaning(&wire), meaning(&tree));
+        if a != b {
+            std::fs::write("/tmp/w/a.txt", a.replace("), (", "),\n(")).unwrap();
+            std::fs::write("/tmp/w/b.txt", b.replace("), (", "),\n(")).unwrap();
+            std::fs::write("/tmp/w/in.txt", text.as_bytes()).unwrap();
+        }
+        assert!(a == b, "{text}");
+        let note = Annotation {
+            status: "silent_clip".into(),
+            detail: "d \"q\"".into(),
+            observed_bytes: Some(9),
+            injected_bytes: None,
+            join: "order".into(),
+        };
+        let held: Vec<Vec<u8>> = wire
+            .traces
+            .iter()
+            .flat_map(|t| &t.held)
+            .map(|h| h.body.clone())
+            .collect();
+        for body in &held {
+            let by_tree = |b: &[u8]| {
+                let mut v = tree::parse(b).unwrap();
+                let Value::Object(o) = &mut v else { panic!() };
+                o.insert("_".into(), Value::Null);
+                serde_json::to_vec(&v).unwrap()
+            };
+            // The annotation from ranges, and the tree's (the member added makes the
+            // reader decline, so the tree writes it).
+            let got: Value =
+                serde_json::from_slice(&annotate(body, Encoding::Json, &note).unwrap()).unwrap();
+            let mut want: Value =
+                serde_json::from_slice(&annotate(&by_tree(body), Encoding::Json, &note).unwrap())
+                    .unwrap();
+            want.as_object_mut().unwrap().remove("_");
+            assert_eq!(got, want, "{text}");
+        }
+        if !held.is_empty() {
+            let got: Value =
+                serde_json::from_slice(&merge(&held, Encoding::Json).unwrap()).unwrap();
+            let list: Vec<Value> = held
+                .iter()
+                .map(|b| serde_json::from_slice::<Value>(b).unwrap())
+                .collect();
+            let all: Vec<Value> = list
+                .iter()
+                .flat_map(|v| {
+                    v.as_object()
+                        .unwrap()
+                        .values()
+                        .next()
+                        .unwrap()
+                        .as_array()
+                        .unwrap()
+                        .clone()
+                })
+                .collect();
+            assert_eq!(got, json!({"resourceSpans": all}), "{text}");
+        }
+        true
+    }
+
+    /// Every OTLP fixture and producer export, line by line and whole, and every entry of
+    /// two of them damaged in a few ways each: the split from byte ranges means what the
+    /// tree's split means, and the requests it declines are split by the tree.
+    #[test]
+    fn split_from_ranges_means_what_the_trees_split_means() {
+        use crate::formats::pipeline_parts::{emit, fixtures, Op};
+        let (mut read, mut tools) = (0, 0);
+        for (name, bytes) in fixtures() {
+            let pieces: Vec<&[u8]> = if name.ends_with(".jsonl") {
+                bytes
+                    .split(|&b| b == b'\n')
+                    .filter(|l| !l.is_empty())
+                    .collect()
+            } else {
+                vec![&bytes[..]]
+            };
+            for piece in pieces {
+                if split_both_ways(piece) {
+                    read += 1;
+                    tools += split_tree(piece).unwrap().tools;
+                }
+            }
+        }
+        assert!(
+            read >= 20 && tools >= 10,
+            "requests read from ranges: {read}, tool spans: {tools}"
+        );
+        // Damaged: each entry (depth first) replaced, given twice, respelled or dropped.
+        const RAW: [&str; 12] = [
+            "null",
+            "1",
+            "1e400",
+            "-0",
+            "\"x\"",
+            "[]",
+            "[1]",
+            "{}",
+            "\"\\ud800\"",
+            "{\"spans\":[{\"name\":\"n\",\"attributes\":[]}]}",
+            "{\"scopeSpans\":[{\"spans\":[]}]}",
+            "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}}",
+        ];
+        let mut ops: Vec<Op> = Vec::new();
+        for raw in RAW {
+            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
+        }
+        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+        let base: Vec<Value> = json_request_variants();
+        let (mut variants, mut fast) = (0, 0);
+        for base in &base {
+            for target in 0.. {
+                let mut any = false;
+                for k in 0..8 {
+                    let op = ops[(target * 5 + k * 11) % ops.len()];
+                    let (mut text, mut at) = (String::new(), 0);
+                    if !emit(base, &mut text, &mut at, target, op) {
+                        continue;
+                    }
+                    any = true;
+                    variants += 1;
+                    fast += usize::from(split_both_ways(text.as_bytes()));
+                }
+                if !any {
+                    break;
+                }
+            }
+        }
+        assert!(variants > 300, "variants: {variants}");
+        assert!(
+            fast > variants / 3 && fast < variants,
+            "{fast} of {variants} read from ranges"
+        );
+    }
+
+    /// Requests of several resources and scopes, with the shapes the split has rules for:
+    /// items that are not objects, empty and missing lists, the pre-0.19 scope list, both
+    /// spellings, and pretty-printed text.
+    fn json_request_variants() -> Vec<Value> {
+        let one = json_request();
+        let spans = one["resourceSpans"][0]["scopeSpans"][0]["spans"].clone();
+        vec![
+            one.clone(),
+            json!({"resource_spans": [
+                {"resource": {}, "scope_spans": [
+                    {"scope": {"name": "a"}, "spans": spans.clone()},
+                    {"scope": {"name": "b"}, "spans": [spans[1].clone(), 7]},
+                    {"scope": {"name": "c"}, "spans": []},
+                    3,
+                ], "schemaUrl": "r1"},
+                {"instrumentationLibrarySpans": [{"spans": [spans[1].clone()]}]},
+                {"scopeSpans": [], "instrumentationLibrarySpans": [{"spans": spans.clone()}]},
+                {"scopeSpans": null},
+                "x",
+                {"scopeSpans": [{"spans": [spans[0].clone()]}]},
+            ], "extra": {"a": [1, 2]}}),
+        ]
     }
 
     #[test]

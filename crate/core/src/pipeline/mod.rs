@@ -25,6 +25,7 @@
 mod export;
 mod trace;
 mod transcode;
+mod tree;
 
 use std::fmt;
 

@@ -346,7 +346,7 @@ fn span(v: &Value, path: &str) -> Out {
 
 /// Writes an OTLP JSON export request as `ExportTraceServiceRequest` protobuf.
 pub fn json_to_protobuf(body: &[u8]) -> Out {
-    let value: Value = serde_json::from_slice(body)
+    let value: Value = super::tree::parse(body)
         .map_err(|e| MalformedExport(format!("JSON export request: {e}")))?;
     let root = object(&value, "the request")?;
     let mut out = Vec::new();
