@@ -61,6 +61,8 @@ pub(super) struct LineDe<'de> {
     b: &'de [u8],
     i: usize,
     depth: u32,
+    /// The most members an object may have; more declines ([`LineDe::max_members`]).
+    max_members: u32,
     /// The decoded text of the current escaped string.
     scratch: String,
 }
@@ -81,8 +83,22 @@ impl<'de> LineDe<'de> {
             b: text.as_bytes(),
             i: 0,
             depth: 0,
+            max_members: u32::MAX,
             scratch: String::new(),
         }
+    }
+
+    /// Declines an object of more than `n` members: for a reader whose declined input goes
+    /// to a tree reader that refuses such objects ([`super::otlp_json_wire`]), so that both
+    /// readings refuse the same input.
+    pub(super) fn max_members(mut self, n: u32) -> Self {
+        self.max_members = n;
+        self
+    }
+
+    /// Whether an object may have `n` members.
+    pub(super) fn members_allowed(&self, n: u32) -> bool {
+        n <= self.max_members
     }
 
     /// What serde_json's `end` checks: nothing but whitespace after the value.
@@ -267,6 +283,7 @@ impl<'de> LineDe<'de> {
         let value = visitor.visit_map(Map {
             de: self,
             first: true,
+            members: 0,
         })?;
         self.depth -= 1;
         if self.peek()? == b'}' {
@@ -536,6 +553,7 @@ impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
 struct Map<'a, 'de> {
     de: &'a mut LineDe<'de>,
     first: bool,
+    members: u32,
 }
 
 impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
@@ -556,6 +574,10 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         }
         // A key is a string (`{"a":1,}` fails serde_json here too).
         if c != b'"' {
+            return Err(Declined);
+        }
+        self.members += 1;
+        if !self.de.members_allowed(self.members) {
             return Err(Declined);
         }
         seed.deserialize(Key(&mut *self.de)).map(Some)

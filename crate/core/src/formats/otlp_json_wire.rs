@@ -13,8 +13,9 @@
 //!
 //! As the check's fast path ([`super::otlp_json`]), it reads only the ordinary shape, and
 //! declines the rest: bytes that are not UTF-8, a list member (`resourceSpans`, the scope
-//! list, `spans`) given twice in one object, a span the span reader declines, and whatever
-//! [`super::line_de`] declines (invalid JSON among it). A declined request is read by the
+//! list, `spans`) given twice in one object, an object of more than [`MAX_MEMBERS`]
+//! members, a span the span reader declines, and whatever [`super::line_de`] declines
+//! (invalid JSON among it). A declined request is read by the
 //! tree, whose messages for odd input are the only ones, so declining costs speed, never a
 //! verdict; the pipeline's tests hold the two readings to the same split.
 
@@ -37,6 +38,12 @@ pub(crate) const SCOPES: [&str; 4] = [
     "instrumentation_library_spans",
 ];
 const SPANS: [&str; 1] = ["spans"];
+
+/// The most members one object of a request may have: a request with a larger object is
+/// declined here and refused by the tree reader ([`crate::pipeline`]'s bounded tree), since
+/// no OTLP object has more than a few dozen and a large one is the shape of a body whose
+/// keys were chosen to collide in a hash map.
+pub(crate) const MAX_MEMBERS: u32 = 1024;
 
 /// One member of an object: `whole` from its key's opening quote to its value's end, `value`
 /// the value's bytes.
@@ -103,7 +110,7 @@ impl<'a> Request<'a, ()> {
 impl<'a, S> Request<'a, S> {
     fn parse(bytes: &'a [u8], span: &mut dyn FnMut(&mut LineDe<'a>) -> Result<S>) -> Option<Self> {
         let text = crate::bytes::utf8(bytes)?;
-        let mut de = LineDe::new(text);
+        let mut de = LineDe::new(text).max_members(MAX_MEMBERS);
         if de.peek().ok()? != b'{' {
             return None;
         }
@@ -198,6 +205,9 @@ fn level_named<'a, T>(
             None => skip(de)?,
         }
         let end = de.at();
+        if !de.members_allowed(members.len() as u32 + 1) {
+            return Err(Declined);
+        }
         members.push(Member {
             whole: start..end,
             value: value_start..end,
@@ -332,6 +342,44 @@ mod tests {
             assert!(Request::outline(text.as_bytes()).is_none(), "{text}");
         }
         assert!(Request::outline(b"{\"resourceSpans\":[],\"x\":\"\xff\"}").is_none());
+        // An object of more than MAX_MEMBERS members, wherever it is: the root, a resource,
+        // a value skipped, a span read, a value inside the span.
+        let object = |n: u32| {
+            let members: Vec<String> = (0..n).map(|i| format!("\"k{i}\":{i}")).collect();
+            format!("{{{}}}", members.join(","))
+        };
+        let places = [
+            |o: &str| format!(r#"{{"resourceSpans":[],{}}}"#, &o[1..o.len() - 1]),
+            |o: &str| {
+                format!(
+                    r#"{{"resourceSpans":[{{"scopeSpans":[],{}}}]}}"#,
+                    &o[1..o.len() - 1]
+                )
+            },
+            |o: &str| format!(r#"{{"resourceSpans":[{{"resource":{o}}}]}}"#),
+            |o: &str| {
+                format!(
+                    r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{{"name":"s",{}}}]}}]}}]}}"#,
+                    &o[1..o.len() - 1]
+                )
+            },
+            |o: &str| {
+                format!(
+                    r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{{"attributes":[{{"key":"k","value":{{"kvlistValue":{o}}}}}]}}]}}]}}]}}"#
+                )
+            },
+        ];
+        let (fits, over) = (object(MAX_MEMBERS - 1), object(MAX_MEMBERS + 1));
+        for (i, place) in places.iter().enumerate() {
+            assert!(
+                Request::spans(place(&fits).as_bytes()).is_some(),
+                "place {i}"
+            );
+            assert!(
+                Request::spans(place(&over).as_bytes()).is_none(),
+                "place {i}"
+            );
+        }
         // The picked list by precedence, the other one a member like any other.
         let req = Request::outline(br#"{"resource_spans":[1],"resourceSpans":[2,3]}"#).unwrap();
         assert_eq!((req.name, req.root.list), (0, Some(1)));

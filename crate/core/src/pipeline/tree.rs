@@ -17,8 +17,11 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-/// The most members one object of a request may have.
-pub const MAX_MEMBERS: usize = 1024;
+use crate::formats::pipeline_parts::json_wire;
+
+/// The most members one object of a request may have (the byte-range reader declines a
+/// request with a larger one, which then comes here).
+pub const MAX_MEMBERS: usize = json_wire::MAX_MEMBERS as usize;
 
 /// `body` as a tree, or serde_json's error (syntax, or an object over [`MAX_MEMBERS`]).
 pub(super) fn parse(body: &[u8]) -> Result<Value, serde_json::Error> {
