@@ -28,6 +28,7 @@ static ALLOCATOR: alloc::Classes<talc::wasm::WasmDynamicTalc> =
 
 #[cfg(not(target_feature = "atomics"))]
 mod alloc;
+mod seed;
 
 /// Orders the allocator's free blocks by address (see `alloc::Classes::tidy`): called when
 /// a check has freed what it held.
@@ -71,6 +72,7 @@ pub mod truncate;
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+    seed::unpredictable_hash_keys();
 }
 
 /// Turns any coded core error into a JS `Error` with `code` set.
