@@ -155,18 +155,7 @@ fn level_named<'a, T>(
     let mut met = 0u32;
     let mut picked: Option<Found<T>> = None;
     let mut first = true;
-    loop {
-        let mut c = de.peek()?;
-        if c == b'}' {
-            break;
-        }
-        if !std::mem::replace(&mut first, false) {
-            if c != b',' {
-                return Err(Declined);
-            }
-            de.step();
-            c = de.peek()?;
-        }
+    while let Some(c) = next_entry(de, &mut first, b'}')? {
         if c != b'"' {
             return Err(Declined);
         }
@@ -229,6 +218,23 @@ fn level_named<'a, T>(
     ))
 }
 
+/// Steps to the next entry of an object or array (past the comma after the one before):
+/// its first byte, or `None` at the `close` that ends the object or array.
+fn next_entry(de: &mut LineDe<'_>, first: &mut bool, close: u8) -> Result<Option<u8>> {
+    let c = de.peek()?;
+    if c == close {
+        return Ok(None);
+    }
+    if std::mem::replace(first, false) {
+        return Ok(Some(c));
+    }
+    if c != b',' {
+        return Err(Declined);
+    }
+    de.step();
+    de.peek().map(Some)
+}
+
 /// A list member of an object: the index of its name, its place, its items.
 struct Found<T> {
     name: usize,
@@ -244,18 +250,7 @@ fn list<'a, T>(
     de.enter()?;
     let mut items = Vec::new();
     let mut first = true;
-    loop {
-        let mut c = de.peek()?;
-        if c == b']' {
-            break;
-        }
-        if !std::mem::replace(&mut first, false) {
-            if c != b',' {
-                return Err(Declined);
-            }
-            de.step();
-            c = de.peek()?;
-        }
+    while let Some(c) = next_entry(de, &mut first, b']')? {
         let start = de.at();
         let object = if c == b'{' {
             Some(item(de)?)

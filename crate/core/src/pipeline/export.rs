@@ -123,6 +123,38 @@ fn kind_of(span: OtelSpan, seq: u64) -> Kind {
     }
 }
 
+/// Counts one span of a request (its place in it is `split.spans` after the count) and files
+/// what it brings to its trace: a tool call's measures with its one-span request, which
+/// `one` makes (only for a tool span), or a model call's measures. Returns whether the span
+/// is held.
+fn file_span(
+    split: &mut Split,
+    traces: &mut Traces,
+    span: OtelSpan<'_>,
+    one: impl FnOnce() -> Vec<u8>,
+) -> bool {
+    split.spans += 1;
+    let trace_id = span.trace_id.clone();
+    let span_id = span.span_id.clone().map(Cow::into_owned);
+    match kind_of(span, split.spans) {
+        Kind::Tool(call) => {
+            split.tools += 1;
+            let body = one();
+            let key = key_of(span_id.as_deref(), &body);
+            let batch = traces.of(trace_id.as_deref());
+            batch.tools.push((key.clone(), *call));
+            batch.held.push(HeldSpan { key, body });
+            true
+        }
+        Kind::Model(call) => {
+            split.models += 1;
+            traces.of(trace_id.as_deref()).models.push((span_id, *call));
+            false
+        }
+        Kind::Context => false,
+    }
+}
+
 /// Groups the calls of a request by trace.
 #[derive(Default)]
 struct Traces {
@@ -171,25 +203,11 @@ fn split_proto(body: &[u8]) -> Result<Split, MalformedExport> {
     let mut traces = Traces::default();
     let mut held = std::collections::HashSet::new();
     // Each span's values are dropped once it is measured.
-    for ((r, s, k), span) in std::mem::take(&mut req.spans) {
-        split.spans += 1;
-        let trace_id = span.trace_id.clone();
-        let span_id = span.span_id.clone().map(Cow::into_owned);
-        match kind_of(span, split.spans) {
-            Kind::Tool(call) => {
-                split.tools += 1;
-                let one = one_span_proto(body, &req, (r, s, k));
-                let key = key_of(span_id.as_deref(), &one);
-                let batch = traces.of(trace_id.as_deref());
-                batch.tools.push((key.clone(), *call));
-                batch.held.push(HeldSpan { key, body: one });
-                held.insert((r, s, k));
-            }
-            Kind::Model(call) => {
-                split.models += 1;
-                traces.of(trace_id.as_deref()).models.push((span_id, *call));
-            }
-            Kind::Context => {}
+    for (at, span) in std::mem::take(&mut req.spans) {
+        if file_span(&mut split, &mut traces, span, || {
+            one_span_proto(body, &req, at)
+        }) {
+            held.insert(at);
         }
     }
     split.passthrough = if held.is_empty() {
@@ -326,24 +344,10 @@ fn split_wire(body: &[u8], mut req: json_wire::Request<'_, OtelSpan<'_>>) -> Spl
     let mut traces = Traces::default();
     let mut held: Vec<At> = Vec::new();
     for (at, span) in read {
-        split.spans += 1;
-        let trace_id = span.trace_id.clone();
-        let span_id = span.span_id.clone().map(Cow::into_owned);
-        match kind_of(span, split.spans) {
-            Kind::Tool(call) => {
-                split.tools += 1;
-                let one = one_span_json(&req, at).into_bytes();
-                let key = key_of(span_id.as_deref(), &one);
-                let batch = traces.of(trace_id.as_deref());
-                batch.tools.push((key.clone(), *call));
-                batch.held.push(HeldSpan { key, body: one });
-                held.push(at);
-            }
-            Kind::Model(call) => {
-                split.models += 1;
-                traces.of(trace_id.as_deref()).models.push((span_id, *call));
-            }
-            Kind::Context => {}
+        if file_span(&mut split, &mut traces, span, || {
+            one_span_json(&req, at).into_bytes()
+        }) {
+            held.push(at);
         }
     }
     split.traces = traces.into_vec();
@@ -527,31 +531,17 @@ fn split_tree(body: &[u8]) -> Result<Split, MalformedExport> {
                 let Some(obj) = span.as_object() else {
                     continue;
                 };
-                split.spans += 1;
-                let read = read_span(obj);
-                let trace_id = read.trace_id.clone();
-                let span_id = read.span_id.clone().map(Cow::into_owned);
-                match kind_of(read, split.spans) {
-                    Kind::Tool(call) => {
-                        split.tools += 1;
-                        // The resource and scope without their lists (cloning those
-                        // would copy every span of the request once per tool span).
-                        let mut rh = without(resource, skey);
-                        let mut sh = without(scope, "spans");
-                        sh.insert("spans".into(), json!([span]));
-                        rh.insert(skey.into(), json!([sh]));
-                        let one = serde_json::to_vec(&json!({ rkey: [rh] })).unwrap_or_default();
-                        let key = key_of(span_id.as_deref(), &one);
-                        let batch = traces.of(trace_id.as_deref());
-                        batch.tools.push((key.clone(), *call));
-                        batch.held.push(HeldSpan { key, body: one });
-                        held.push((r, s, k));
-                    }
-                    Kind::Model(call) => {
-                        split.models += 1;
-                        traces.of(trace_id.as_deref()).models.push((span_id, *call));
-                    }
-                    Kind::Context => {}
+                let one = || {
+                    // The resource and scope without their lists (cloning those would
+                    // copy every span of the request once per tool span).
+                    let mut rh = without(resource, skey);
+                    let mut sh = without(scope, "spans");
+                    sh.insert("spans".into(), json!([span]));
+                    rh.insert(skey.into(), json!([sh]));
+                    serde_json::to_vec(&json!({ rkey: [rh] })).unwrap_or_default()
+                };
+                if file_span(&mut split, &mut traces, read_span(obj), one) {
+                    held.push((r, s, k));
                 }
             }
         }
