@@ -359,6 +359,7 @@ function benchPeersOtlp() {
       ], false);
     }
   }
+  const endpoint = benchEndpointSplit(inputOf(inputs[0][0], target));
   if (!rows.length) return;
   sections.push({
     title: 'Trace formats beside orjson',
@@ -368,8 +369,50 @@ function benchPeersOtlp() {
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',
       ...rows,
+      ...endpoint,
     ].join('\n'),
   });
+}
+
+/**
+ * The OTLP endpoint reads each export request as it arrives, in a process that is already
+ * running: `otlpSplit` on every line of the OTLP input (one request each) beside orjson and
+ * json.loads parsing the same lines, each in one process with the lines in memory. Per
+ * process the median of the passes after the first; processes interleaved.
+ */
+function benchEndpointSplit(path) {
+  if (!path) return [];
+  const passes = quick ? 3 : 6;
+  const processes = quick ? 1 : 5;
+  const cmds = [['node', [`${repo}/scripts/bench-endpoint.mjs`, path, String(passes)]]];
+  const names = ['toolslice `otlpSplit` per request (read every span, hold the tool spans, measure the model calls, write the rest)'];
+  for (const lib of ['orjson', 'json']) {
+    if (!hasPython(lib)) { log(`peers: ${lib} is not installed; its endpoint row is skipped`); continue; }
+    cmds.push(['python3', [`${repo}/scripts/peers/json_lines.py`, lib, path, String(passes)]]);
+    names.push(`\`${lib}.loads\` per request (parse only), CPython`);
+  }
+  log(`peers: the endpoint's split, ${fmt(mb(statSync(path).size))} MB`);
+  const samples = cmds.map(() => []);
+  let documents = 0;
+  for (let r = 0; r < processes; r++) {
+    for (let k = 0; k < cmds.length; k++) {
+      const i = (k + r) % cmds.length;
+      const got = JSON.parse(run(...cmds[i]));
+      documents = got.documents;
+      samples[i].push(median(got.seconds.slice(1)));
+    }
+  }
+  const s = samples.map(median);
+  const size = mb(statSync(path).size);
+  const floor = cmds.length > 1 ? s[1] : s[0];
+  return [
+    '',
+    `The OTLP endpoint on the same ${fmt(size)} MB: each of its ${documents} lines is one export request, split as the endpoint splits it in a running process. One process per command with the lines in memory, ${passes} passes each, the median of the passes after the first; ${processes} processes interleaved, their median. Command: \`node scripts/bench-endpoint.mjs FILE ${passes}\` beside \`python3 scripts/peers/json_lines.py orjson|json FILE ${passes}\`.`,
+    '',
+    '| input | work | time | MB/s | µs per request | vs orjson |',
+    '|---|---|---:|---:|---:|---:|',
+    ...s.map((t, i) => `| OTLP JSON export requests, ${fmt(size)} MB | ${names[i]} | ${t.toFixed(3)} s | ${fmt(size / t)} | ${fmt((t / documents) * 1e6)} | ${ratio(floor, t)} |`),
+  ];
 }
 
 // ---------------------------------------------------------------- module size and startup

@@ -111,7 +111,9 @@ pub fn otlp_encoding_of(content_type: &str) -> Option<String> {
 }
 
 /// Splits an export request: the part to forward now, and per trace the tool spans to hold
-/// and the measures for the trace's state. Throws `malformed_export` (answer 400).
+/// and the measures for the trace's state. Throws `malformed_export` (answer 400) for a body
+/// that is not a request in its encoding, and for a JSON body with an object of more than
+/// 1024 members (no OTLP object has more than a few dozen).
 #[wasm_bindgen(js_name = otlpSplit)]
 pub fn otlp_split(body: &[u8], encoding_name: &str) -> Result<JsOtlpSplit, JsValue> {
     let split = pipeline::split_export(body, encoding(encoding_name)?).map_err(into_error)?;
