@@ -70,17 +70,27 @@ fn u64_of(v: Option<&Value>, path: &str) -> Result<u64, MalformedExport> {
     }
 }
 
-fn hex_bytes(v: Option<&Value>, path: &str) -> Result<Vec<u8>, MalformedExport> {
-    let Some(s) = v.and_then(Value::as_str) else {
+/// An id field (`camel` names it in errors) as bytes. Hex is read byte by byte, so a
+/// string with multi-byte characters is refused, never cut inside a character.
+fn hex_bytes(
+    obj: &Map<String, Value>,
+    camel: &str,
+    snake: &str,
+    path: &str,
+) -> Result<Vec<u8>, MalformedExport> {
+    let Some(s) = get(obj, camel, snake).and_then(Value::as_str) else {
         return Ok(Vec::new());
     };
-    let s = s.trim();
+    let s = s.trim().as_bytes();
+    let nibble = |b: u8| (b as char).to_digit(16);
     if s.len() % 2 != 0 {
-        return Err(bad(path, "an id is not hex (odd length)"));
+        return Err(bad(path, &format!("{camel} is not hex (odd length)")));
     }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| bad(path, "an id is not hex")))
+    s.chunks_exact(2)
+        .map(|p| match (nibble(p[0]), nibble(p[1])) {
+            (Some(h), Some(l)) => Ok((h * 16 + l) as u8),
+            _ => Err(bad(path, &format!("{camel} is not hex"))),
+        })
         .collect()
 }
 
@@ -232,7 +242,7 @@ const STATUS_CODES: [&str; 3] = ["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_
 fn span(v: &Value, path: &str) -> Out {
     let s = object(v, path)?;
     let mut out = Vec::new();
-    let id = |camel, snake| hex_bytes(get(s, camel, snake), path);
+    let id = |camel, snake| hex_bytes(s, camel, snake, path);
     let trace_id = id("traceId", "trace_id")?;
     if !trace_id.is_empty() {
         put_bytes_field(&mut out, 1, &trace_id);
@@ -299,12 +309,8 @@ fn span(v: &Value, path: &str) -> Out {
     for l in list(s, "links", "links") {
         let l = object(l, path)?;
         let mut body = Vec::new();
-        put_bytes_field(
-            &mut body,
-            1,
-            &hex_bytes(get(l, "traceId", "trace_id"), path)?,
-        );
-        put_bytes_field(&mut body, 2, &hex_bytes(get(l, "spanId", "span_id"), path)?);
+        put_bytes_field(&mut body, 1, &hex_bytes(l, "traceId", "trace_id", path)?);
+        put_bytes_field(&mut body, 2, &hex_bytes(l, "spanId", "span_id", path)?);
         put_str(&mut body, 3, l, "traceState", "trace_state");
         attributes(&mut body, 4, l, path)?;
         dropped(
@@ -458,8 +464,32 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            e.0.contains("resourceSpans[0].scopeSpans[0].spans[0]"),
+            e.0.contains("resourceSpans[0].scopeSpans[0].spans[0]: traceId is not hex"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn an_id_with_multibyte_characters_is_refused_by_name_not_cut() {
+        // "a\u{e9}a" is four bytes with a character across the first pair: reading it as
+        // string slices of two bytes panicked here.
+        for (id, field) in [
+            ("a\u{e9}a", "spanId"),
+            ("\u{e9}\u{e9}", "spanId"),
+            ("0g", "spanId"),
+        ] {
+            let doc = format!(
+                r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{{"traceId":"0a0b","spanId":"{id}"}}]}}]}}]}}"#
+            );
+            let e = json_to_protobuf(doc.as_bytes()).unwrap_err();
+            assert!(
+                e.0.ends_with(&format!("spans[0]: {field} is not hex")),
+                "{id}: {e}"
+            );
+        }
+        let link =
+            br#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"links":[{"traceId":"abc"}]}]}]}]}"#;
+        let e = json_to_protobuf(link).unwrap_err();
+        assert!(e.0.ends_with("traceId is not hex (odd length)"), "{e}");
     }
 }
