@@ -73,6 +73,21 @@ test('Node endpoint, --upstream-protobuf: JSON exports reach the upstream as pro
     assert.equal(search.attrs['tool_call.id'], 'call_s');
     assert.equal(search.resource.attributes.find((a) => a.key === 'service.name').value.stringValue, 'js-agent');
     assert.equal(spans.find((s) => s.spanId === run.spans.llm).traceId, run.traceId);
+
+    // A request the protobuf writer refuses (a trace id that is not hex) is refused when it
+    // arrives, in its own encoding, and nothing of it is held: before, its tool span was
+    // held, and forwarding it could only fail, again at every retry.
+    const before = receiver.requests.length;
+    const tool = { traceId: 'not-hex!', spanId: '0102030405060708', name: 'execute_tool ls', endTimeUnixNano: '2',
+      attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } }] };
+    const res = await fetch(ep.url, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [tool] }] }] }) });
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get('content-type'), 'application/json');
+    assert.match((await res.json()).message, /traceId.*not hex/);
+    const held = await fetch(`${ep.base}/v1/toolslice/traces/not-hex!`);
+    assert.equal(held.status, 404, await held.text());
+    assert.equal(receiver.requests.length, before);
   } finally {
     ep.proc.kill();
     await receiver.stop();

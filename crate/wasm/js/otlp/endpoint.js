@@ -16,7 +16,7 @@
 
 /**
  * Decompressed export bodies larger than this are forwarded unchanged, not read: it keeps
- * one request's memory (wasm about 5x the body for JSON, 3x for protobuf, plus the body and
+ * one request's memory (wasm about 4x the body for JSON, 3x for protobuf, plus the body and
  * the held copies in JS; BENCHMARKS.md) well inside a Worker's
  * 128 MB. The OTLP exporters' default batch (512 spans) is far below it.
  */
@@ -85,7 +85,7 @@ function gunzip(bytes) {
  * endpoint did not read (`encoding` null) go as they came.
  */
 export function forwarder({ api, send, protobuf = false }) {
-  return (encoding, body, headers) => {
+  const forward = (encoding, body, headers) => {
     if (encoding === 'json' && protobuf) {
       body = api.otlpJsonToProtobuf(body);
       encoding = 'protobuf';
@@ -93,6 +93,9 @@ export function forwarder({ api, send, protobuf = false }) {
     const h = headers ?? new Headers({ 'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json' });
     return send(body, h);
   };
+  // The endpoint then writes a JSON request as protobuf before it splits it (see there).
+  forward.protobuf = protobuf;
+  return forward;
 }
 
 function statusBody(api, message, encoding, code = 3) {
@@ -186,22 +189,31 @@ export function createEndpoint({ api, ingest, summary, forward, stats }) {
         return malformed(encoding, `content-encoding gzip: the body is not gzip data (${err?.message ?? err})`);
       }
     }
+    // The encoding the request is read, held and forwarded in. For an upstream that takes
+    // protobuf only, a JSON request is written as protobuf first, once: a request the
+    // writer refuses is refused now (400) rather than after its spans were accepted, when
+    // forwarding it could only fail again and again.
+    let wire = encoding;
     let split;
     try {
-      split = api.otlpSplit(body, encoding);
+      if (encoding === 'json' && forward.protobuf) {
+        body = api.otlpJsonToProtobuf(body);
+        wire = 'protobuf';
+      }
+      split = api.otlpSplit(body, wire);
     } catch (err) {
       if (err?.code !== 'malformed_export') throw err;
       await stats.count('malformed');
       return malformed(encoding, err.message);
     }
     try {
-      await Promise.all(split.traces.map((t) => ingest(t.traceId, t.measures, t.held, encoding)));
+      await Promise.all(split.traces.map((t) => ingest(t.traceId, t.measures, t.held, wire)));
     } catch (err) {
       // The keeper could not store the spans: nothing was accepted, so the exporter retries.
       return retryable(`trace state: ${err?.message ?? err}`);
     }
     if (!split.passthrough) return ok(encoding);
-    return relay(encoding, split.passthrough, null, () => ok(encoding));
+    return relay(wire, split.passthrough, null, () => ok(encoding));
   }
 
   function malformed(encoding, message) {
