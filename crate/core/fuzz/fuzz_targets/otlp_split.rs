@@ -2,18 +2,25 @@
 //! holding a tool span, a model call and an agent span, at a place the first byte picks
 //! (and the input alone). No panic, and whenever a request is accepted: every tool span is
 //! held once, the forwarded rest holds exactly the spans not held, each held request is one
-//! tool span that annotates and merges into requests that read the same way.
+//! tool span that annotates and merges into requests that read the same way. The
+//! protobuf writer (`--upstream-protobuf`) runs on every input too: no panic, and what it
+//! writes for an accepted request splits as protobuf into the same counts.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolslice::pipeline::{annotate, merge, split_export, Annotation, Encoding};
+use toolslice::pipeline::{annotate, json_to_protobuf, merge, split_export, Annotation, Encoding};
 
 const REQUEST: &str = r#"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"a"}}]},"scopeSpans":[{"scope":{"name":"t"},"spans":[{"traceId":"aa01","spanId":"01","name":"invoke_agent","startTimeUnixNano":"1","endTimeUnixNano":"9","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}}]},{"traceId":"aa01","spanId":"02","name":"execute_tool ls","startTimeUnixNano":"2","endTimeUnixNano":"3","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.call.id","value":{"stringValue":"call_1"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"a.txt b.txt"}}]},{"traceId":"aa01","spanId":"03","name":"chat","startTimeUnixNano":"4","endTimeUnixNano":"5","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"gen_ai.input.messages","value":{"stringValue":"[{\"role\":\"tool\",\"parts\":[{\"type\":\"tool_call_response\",\"id\":\"call_1\",\"response\":\"a.txt\"}]}]"}}]}]}],"schemaUrl":"s"}]}"#;
 
 fn holds(body: &[u8]) {
+    let written = json_to_protobuf(body);
     let Ok(split) = split_export(body, Encoding::Json) else {
         return;
     };
+    if let Ok(pb) = written {
+        let again = split_export(&pb, Encoding::Protobuf).expect("the protobuf written reads");
+        assert_eq!((again.spans, again.tools, again.models), (split.spans, split.tools, split.models));
+    }
     let held: Vec<Vec<u8>> = split.traces.iter().flat_map(|t| &t.held).map(|h| h.body.clone()).collect();
     assert_eq!(held.len() as u64, split.tools);
     match &split.passthrough {
