@@ -94,13 +94,45 @@ fn encoding(value: &str) -> Result<Encoding, JsValue> {
     }
 }
 
-fn set(obj: &js_sys::Object, key: &str, value: &JsValue) {
+fn set(obj: &js_sys::Object, key: &JsValue, value: &JsValue) {
     // Setting a property on a fresh plain object cannot fail.
-    let _ = js_sys::Reflect::set(obj, &JsValue::from_str(key), value);
+    let _ = js_sys::Reflect::set(obj, key, value);
 }
 
 fn bytes(b: &[u8]) -> JsValue {
     js_sys::Uint8Array::from(b).into()
+}
+
+/// The property names of `otlpSplit`'s result, made into JS strings once per instance: the
+/// endpoint splits every request it receives, and writing a name from the module on each
+/// property (a call out of the module and a UTF-8 decode) was a sizeable part of a small
+/// request's split.
+struct SplitKeys {
+    passthrough: JsValue,
+    traces: JsValue,
+    spans: JsValue,
+    tools: JsValue,
+    models: JsValue,
+    trace_id: JsValue,
+    measures: JsValue,
+    held: JsValue,
+    key: JsValue,
+    body: JsValue,
+}
+
+thread_local! {
+    static SPLIT_KEYS: SplitKeys = SplitKeys {
+        passthrough: JsValue::from_str("passthrough"),
+        traces: JsValue::from_str("traces"),
+        spans: JsValue::from_str("spans"),
+        tools: JsValue::from_str("tools"),
+        models: JsValue::from_str("models"),
+        trace_id: JsValue::from_str("traceId"),
+        measures: JsValue::from_str("measures"),
+        held: JsValue::from_str("held"),
+        key: JsValue::from_str("key"),
+        body: JsValue::from_str("body"),
+    };
 }
 
 /// The encoding a `Content-Type` names (`application/json`, `application/x-protobuf`), or
@@ -117,30 +149,32 @@ pub fn otlp_encoding_of(content_type: &str) -> Option<String> {
 #[wasm_bindgen(js_name = otlpSplit)]
 pub fn otlp_split(body: &[u8], encoding_name: &str) -> Result<JsOtlpSplit, JsValue> {
     let split = pipeline::split_export(body, encoding(encoding_name)?).map_err(into_error)?;
-    let out = js_sys::Object::new();
-    if let Some(p) = &split.passthrough {
-        set(&out, "passthrough", &bytes(p));
-    }
-    let traces = js_sys::Array::new();
-    for t in &split.traces {
-        let o = js_sys::Object::new();
-        set(&o, "traceId", &JsValue::from_str(&t.trace_id));
-        set(&o, "measures", &JsValue::from_str(&t.measures_json()));
-        let held = js_sys::Array::new();
-        for h in &t.held {
-            let ho = js_sys::Object::new();
-            set(&ho, "key", &JsValue::from_str(&h.key));
-            set(&ho, "body", &bytes(&h.body));
-            held.push(&ho);
+    Ok(SPLIT_KEYS.with(|k| {
+        let out = js_sys::Object::new();
+        if let Some(p) = &split.passthrough {
+            set(&out, &k.passthrough, &bytes(p));
         }
-        set(&o, "held", &held);
-        traces.push(&o);
-    }
-    set(&out, "traces", &traces);
-    set(&out, "spans", &JsValue::from_f64(split.spans as f64));
-    set(&out, "tools", &JsValue::from_f64(split.tools as f64));
-    set(&out, "models", &JsValue::from_f64(split.models as f64));
-    Ok(JsValue::from(out).into())
+        let traces = js_sys::Array::new();
+        for t in &split.traces {
+            let o = js_sys::Object::new();
+            set(&o, &k.trace_id, &JsValue::from_str(&t.trace_id));
+            set(&o, &k.measures, &JsValue::from_str(&t.measures_json()));
+            let held = js_sys::Array::new();
+            for h in &t.held {
+                let ho = js_sys::Object::new();
+                set(&ho, &k.key, &JsValue::from_str(&h.key));
+                set(&ho, &k.body, &bytes(&h.body));
+                held.push(&ho);
+            }
+            set(&o, &k.held, &held);
+            traces.push(&o);
+        }
+        set(&out, &k.traces, &traces);
+        set(&out, &k.spans, &JsValue::from_f64(split.spans as f64));
+        set(&out, &k.tools, &JsValue::from_f64(split.tools as f64));
+        set(&out, &k.models, &JsValue::from_f64(split.models as f64));
+        JsValue::from(out).into()
+    }))
 }
 
 /// Writes the verdict on a held span as `toolslice.*` attributes, in its encoding.
