@@ -197,7 +197,7 @@ fn span(
             8 => end = Some(f.fixed64(&path.at("end_time_unix_nano"))?),
             9 => {
                 let kpath = path.at("attributes");
-                attrs.push(key_value(input, f.bytes(&kpath)?, &kpath)?);
+                attrs.push(key_value(input, f.bytes(&kpath)?, &kpath, 0)?);
             }
             11 => {
                 let epath = path.item("events", s.events.len());
@@ -246,7 +246,7 @@ fn event(
             2 => e.name = Cow::Owned(f.string(input, &path.at("name"))?),
             3 => {
                 let kpath = path.at("attributes");
-                attrs.push(key_value(input, f.bytes(&kpath)?, &kpath)?);
+                attrs.push(key_value(input, f.bytes(&kpath)?, &kpath, 0)?);
             }
             _ => {}
         }
@@ -256,11 +256,18 @@ fn event(
     Ok(e)
 }
 
+/// How deep `AnyValue`s may nest (an array or a key-value list holding another), as deep as
+/// the protobuf libraries' own default recursion limit. Each level is a call of
+/// [`any_value`], so a request nested deeper would overflow the stack; the JSON reader's
+/// limit (128 levels of JSON, three per `AnyValue`) lets fewer through.
+const MAX_VALUE_DEPTH: usize = 100;
+
 /// `KeyValue { string key = 1; AnyValue value = 2; }`
 fn key_value(
     input: &[u8],
     range: Range<usize>,
     path: &Path<'_>,
+    depth: usize,
 ) -> Result<(String, Value), ProtoError> {
     let (mut key, mut value) = (String::new(), Value::Null);
     let mut fields = Fields::new(input, range.start, *path);
@@ -270,7 +277,7 @@ fn key_value(
             1 => key = f.string(input, &path.at("key"))?,
             2 => {
                 let vpath = path.at("value");
-                value = any_value(input, f.bytes(&vpath)?, &vpath)?;
+                value = any_value(input, f.bytes(&vpath)?, &vpath, depth)?;
             }
             _ => {}
         }
@@ -278,8 +285,14 @@ fn key_value(
     Ok((key, value))
 }
 
-/// `AnyValue`, as the same plain JSON value the JSON reader makes of it.
-fn any_value(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<Value, ProtoError> {
+/// `AnyValue`, as the same plain JSON value the JSON reader makes of it; `depth` counts the
+/// arrays and key-value lists around it.
+fn any_value(
+    input: &[u8],
+    range: Range<usize>,
+    path: &Path<'_>,
+    depth: usize,
+) -> Result<Value, ProtoError> {
     let mut value = Value::Null;
     let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
@@ -294,6 +307,15 @@ fn any_value(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<Value
             }
             5 | 6 => {
                 let body = f.bytes(path)?;
+                if depth >= MAX_VALUE_DEPTH {
+                    return Err(f.err(
+                        path,
+                        format!(
+                            "a value is nested more than {MAX_VALUE_DEPTH} arrays or \
+                             key-value lists deep"
+                        ),
+                    ));
+                }
                 let mut list = Fields::new(input, body.start, *path);
                 list.end = body.end;
                 let (mut items, mut map) = (Vec::new(), Map::new());
@@ -303,9 +325,9 @@ fn any_value(input: &[u8], range: Range<usize>, path: &Path<'_>) -> Result<Value
                     }
                     let b = item.bytes(path)?;
                     if f.number == 5 {
-                        items.push(any_value(input, b, path)?);
+                        items.push(any_value(input, b, path, depth + 1)?);
                     } else {
-                        let (k, v) = key_value(input, b, path)?;
+                        let (k, v) = key_value(input, b, path, depth + 1)?;
                         map.insert(k, v);
                     }
                 }
@@ -743,6 +765,53 @@ pub(crate) mod tests {
         assert_eq!(attrs["a"], json!("1"));
         assert_eq!(attrs["toolslice.status"], json!("silent_clip"));
         assert_eq!(attrs["toolslice.observed_bytes"], json!(1234));
+    }
+
+    /// An attribute whose value is an array holding an array ... `levels` deep, built in
+    /// one pass (wrapping one level at a time would copy the whole value at each level).
+    fn nested_arrays(levels: usize) -> Vec<u8> {
+        let inner = msg(&[(1, s("x"))]);
+        let varint_len = |v: usize| {
+            let mut b = Vec::new();
+            put_varint(&mut b, v as u64);
+            b.len()
+        };
+        // (length of the ArrayValue, length of the AnyValue holding it), innermost first.
+        let mut lens = Vec::with_capacity(levels);
+        let mut any = inner.len();
+        for _ in 0..levels {
+            let array = 1 + varint_len(any) + any;
+            lens.push((array, any));
+            any = 1 + varint_len(array) + array;
+        }
+        let mut out = Vec::with_capacity(any);
+        for &(array, inside) in lens.iter().rev() {
+            out.push(5 << 3 | 2);
+            put_varint(&mut out, array as u64);
+            out.push(1 << 3 | 2);
+            put_varint(&mut out, inside as u64);
+        }
+        out.extend_from_slice(&inner);
+        out
+    }
+
+    #[test]
+    fn deeply_nested_values_are_refused_not_recursed_into() {
+        // Before: an attribute value of arrays nested 200,000 deep (about 1.2 MB) recursed
+        // once per level and overflowed the stack, which aborts the process (natively) or
+        // runs the shadow stack into the heap (wasm).
+        let kv = |levels| W::B(msg(&[(1, s("deep")), (2, W::B(nested_arrays(levels)))]));
+        let read = |levels| decode(&request(vec![msg(&[(5, s("x")), (9, kv(levels))])]));
+        let ok = read(MAX_VALUE_DEPTH).unwrap();
+        assert!(ok.spans[0].1.attrs["deep"].is_array());
+        for levels in [MAX_VALUE_DEPTH + 1, 200_000] {
+            let e = read(levels).unwrap_err();
+            assert_eq!(
+                e.path,
+                "resource_spans[0].scope_spans[0].spans[0].attributes.value"
+            );
+            assert!(e.message.contains("nested more than"), "{e}");
+        }
     }
 
     #[test]
