@@ -779,7 +779,7 @@ pub fn error_body(message: &str, code: i32, encoding: Encoding) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::error::Coded;
 
@@ -1081,7 +1081,7 @@ mod tests {
     /// Requests of several resources and scopes, with the shapes the split has rules for:
     /// items that are not objects, empty and missing lists, the pre-0.19 scope list, both
     /// spellings, and pretty-printed text.
-    fn json_request_variants() -> Vec<Value> {
+    pub(in crate::pipeline) fn json_request_variants() -> Vec<Value> {
         let one = json_request();
         let spans = one["resourceSpans"][0]["scopeSpans"][0]["spans"].clone();
         vec![

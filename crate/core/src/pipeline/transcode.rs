@@ -6,16 +6,16 @@
 //! integers or their names, field names are lowerCamelCase or snake_case. A member this
 //! writer does not know is dropped (protobuf has no place for it).
 
-use serde_json::{Map, Value};
+use super::tree::{member, parse_node, Members, Node};
 
 use super::MalformedExport;
 use crate::formats::pipeline_parts::proto::{put_bytes_field, put_varint};
 
 type Out = Result<Vec<u8>, MalformedExport>;
 
-fn get<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
-    obj.get(camel)
-        .or_else(|| obj.get(snake))
+fn get<'n, 'a>(obj: &'n Members<'a>, camel: &str, snake: &str) -> Option<&'n Node<'a>> {
+    member(obj, camel)
+        .or_else(|| member(obj, snake))
         .filter(|v| !v.is_null())
 }
 
@@ -23,13 +23,13 @@ fn bad(path: &str, what: &str) -> MalformedExport {
     MalformedExport(format!("JSON export request: {path}: {what}"))
 }
 
-fn list<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> &'a [Value] {
+fn list<'n, 'a>(obj: &'n Members<'a>, camel: &str, snake: &str) -> &'n [Node<'a>] {
     get(obj, camel, snake)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+        .and_then(Node::as_array)
+        .unwrap_or(&[])
 }
 
-fn object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>, MalformedExport> {
+fn object<'n, 'a>(v: &'n Node<'a>, path: &str) -> Result<&'n Members<'a>, MalformedExport> {
     v.as_object().ok_or_else(|| bad(path, "not an object"))
 }
 
@@ -47,8 +47,8 @@ fn put_fixed64_field(out: &mut Vec<u8>, number: u32, v: u64) {
     }
 }
 
-fn put_str(out: &mut Vec<u8>, number: u32, obj: &Map<String, Value>, camel: &str, snake: &str) {
-    if let Some(s) = get(obj, camel, snake).and_then(Value::as_str) {
+fn put_str(out: &mut Vec<u8>, number: u32, obj: &Members<'_>, camel: &str, snake: &str) {
+    if let Some(s) = get(obj, camel, snake).and_then(Node::as_str) {
         if !s.is_empty() {
             put_bytes_field(out, number, s.as_bytes());
         }
@@ -56,14 +56,14 @@ fn put_str(out: &mut Vec<u8>, number: u32, obj: &Map<String, Value>, camel: &str
 }
 
 /// A 64-bit unsigned integer: a decimal string or a number.
-fn u64_of(v: Option<&Value>, path: &str) -> Result<u64, MalformedExport> {
+fn u64_of(v: Option<&Node<'_>>, path: &str) -> Result<u64, MalformedExport> {
     match v {
         None => Ok(0),
-        Some(Value::String(s)) => s
+        Some(Node::String(s)) => s
             .trim()
             .parse()
             .map_err(|_| bad(path, "not a decimal integer")),
-        Some(Value::Number(n)) => n
+        Some(Node::Number(n)) => n
             .as_u64()
             .ok_or_else(|| bad(path, "not an unsigned integer")),
         Some(_) => Err(bad(path, "not an integer")),
@@ -73,12 +73,12 @@ fn u64_of(v: Option<&Value>, path: &str) -> Result<u64, MalformedExport> {
 /// An id field (`camel` names it in errors) as bytes. Hex is read byte by byte, so a
 /// string with multi-byte characters is refused, never cut inside a character.
 fn hex_bytes(
-    obj: &Map<String, Value>,
+    obj: &Members<'_>,
     camel: &str,
     snake: &str,
     path: &str,
 ) -> Result<Vec<u8>, MalformedExport> {
-    let Some(s) = get(obj, camel, snake).and_then(Value::as_str) else {
+    let Some(s) = get(obj, camel, snake).and_then(Node::as_str) else {
         return Ok(Vec::new());
     };
     let s = s.trim().as_bytes();
@@ -95,11 +95,11 @@ fn hex_bytes(
 }
 
 /// An enum: its number, or its name from `names` (index = number).
-fn enum_of(v: Option<&Value>, names: &[&str], path: &str) -> Result<u64, MalformedExport> {
+fn enum_of(v: Option<&Node<'_>>, names: &[&str], path: &str) -> Result<u64, MalformedExport> {
     match v {
         None => Ok(0),
-        Some(Value::Number(n)) => n.as_u64().ok_or_else(|| bad(path, "not an enum number")),
-        Some(Value::String(s)) => names
+        Some(Node::Number(n)) => n.as_u64().ok_or_else(|| bad(path, "not an enum number")),
+        Some(Node::String(s)) => names
             .iter()
             .position(|n| n == s)
             .map(|i| i as u64)
@@ -108,7 +108,7 @@ fn enum_of(v: Option<&Value>, names: &[&str], path: &str) -> Result<u64, Malform
     }
 }
 
-fn any_value(v: &Value, path: &str) -> Out {
+fn any_value(v: &Node<'_>, path: &str) -> Out {
     let mut out = Vec::new();
     let Some(obj) = v.as_object() else {
         return Err(bad(path, "an AnyValue is not an object"));
@@ -120,16 +120,16 @@ fn any_value(v: &Value, path: &str) -> Out {
         put_varint(&mut out, u64::from(b.as_bool().unwrap_or(false)));
     } else if let Some(i) = get(obj, "intValue", "int_value") {
         let n: i64 = match i {
-            Value::String(s) => s.trim().parse().map_err(|_| bad(path, "intValue"))?,
-            Value::Number(n) => n.as_i64().ok_or_else(|| bad(path, "intValue"))?,
+            Node::String(s) => s.trim().parse().map_err(|_| bad(path, "intValue"))?,
+            Node::Number(n) => n.as_i64().ok_or_else(|| bad(path, "intValue"))?,
             _ => return Err(bad(path, "intValue")),
         };
         put_varint(&mut out, 3 << 3);
         put_varint(&mut out, n as u64);
     } else if let Some(d) = get(obj, "doubleValue", "double_value") {
         let f = match d {
-            Value::Number(n) => n.as_f64().unwrap_or(0.0),
-            Value::String(s) => s.trim().parse().map_err(|_| bad(path, "doubleValue"))?,
+            Node::Number(n) => n.as_f64().unwrap_or(0.0),
+            Node::String(s) => s.trim().parse().map_err(|_| bad(path, "doubleValue"))?,
             _ => return Err(bad(path, "doubleValue")),
         };
         put_varint(&mut out, 4 << 3 | 1);
@@ -160,8 +160,8 @@ fn any_value(v: &Value, path: &str) -> Out {
 /// `ArrayValue` and `KeyValueList` alike: field 1 repeated, one encoded item per entry of
 /// the JSON object's `values`.
 fn values_message<E>(
-    list_obj: &Value,
-    mut item: impl FnMut(&Value) -> Result<Vec<u8>, E>,
+    list_obj: &Node<'_>,
+    mut item: impl FnMut(&Node<'_>) -> Result<Vec<u8>, E>,
 ) -> Result<Vec<u8>, E> {
     let mut body = Vec::new();
     for v in list_obj
@@ -195,7 +195,7 @@ fn unbase64(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn key_value(v: &Value, path: &str) -> Out {
+fn key_value(v: &Node<'_>, path: &str) -> Out {
     let obj = object(v, path)?;
     let mut out = Vec::new();
     put_str(&mut out, 1, obj, "key", "key");
@@ -208,7 +208,7 @@ fn key_value(v: &Value, path: &str) -> Out {
 fn attributes(
     out: &mut Vec<u8>,
     number: u32,
-    obj: &Map<String, Value>,
+    obj: &Members<'_>,
     path: &str,
 ) -> Result<(), MalformedExport> {
     for kv in list(obj, "attributes", "attributes") {
@@ -220,7 +220,7 @@ fn attributes(
 fn dropped(
     out: &mut Vec<u8>,
     number: u32,
-    obj: &Map<String, Value>,
+    obj: &Members<'_>,
     camel: &str,
     snake: &str,
     path: &str,
@@ -239,7 +239,7 @@ const SPAN_KINDS: [&str; 6] = [
 ];
 const STATUS_CODES: [&str; 3] = ["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"];
 
-fn span(v: &Value, path: &str) -> Out {
+fn span(v: &Node<'_>, path: &str) -> Out {
     let s = object(v, path)?;
     let mut out = Vec::new();
     let id = |camel, snake| hex_bytes(s, camel, snake, path);
@@ -336,10 +336,14 @@ fn span(v: &Value, path: &str) -> Out {
         "dropped_links_count",
         path,
     )?;
-    if let Some(st) = get(s, "status", "status").and_then(Value::as_object) {
+    if let Some(st) = get(s, "status", "status").and_then(Node::as_object) {
         let mut body = Vec::new();
         put_str(&mut body, 2, st, "message", "message");
-        put_varint_field(&mut body, 3, enum_of(st.get("code"), &STATUS_CODES, path)?);
+        put_varint_field(
+            &mut body,
+            3,
+            enum_of(member(st, "code"), &STATUS_CODES, path)?,
+        );
         put_bytes_field(&mut out, 15, &body);
     }
     let flags = u64_of(get(s, "flags", "flags"), path)?;
@@ -352,8 +356,8 @@ fn span(v: &Value, path: &str) -> Out {
 
 /// Writes an OTLP JSON export request as `ExportTraceServiceRequest` protobuf.
 pub fn json_to_protobuf(body: &[u8]) -> Out {
-    let value: Value = super::tree::parse(body)
-        .map_err(|e| MalformedExport(format!("JSON export request: {e}")))?;
+    let value =
+        parse_node(body).map_err(|e| MalformedExport(format!("JSON export request: {e}")))?;
     let root = object(&value, "the request")?;
     let mut out = Vec::new();
     for (r, rs) in list(root, "resourceSpans", "resource_spans")
@@ -363,7 +367,7 @@ pub fn json_to_protobuf(body: &[u8]) -> Out {
         let path = format!("resourceSpans[{r}]");
         let rs = object(rs, &path)?;
         let mut rbody = Vec::new();
-        if let Some(res) = get(rs, "resource", "resource").and_then(Value::as_object) {
+        if let Some(res) = get(rs, "resource", "resource").and_then(Node::as_object) {
             let mut b = Vec::new();
             attributes(&mut b, 1, res, &path)?;
             dropped(
@@ -390,7 +394,7 @@ pub fn json_to_protobuf(body: &[u8]) -> Out {
             let mut sbody = Vec::new();
             let scope = get(ss, "scope", "scope")
                 .or_else(|| get(ss, "instrumentationLibrary", "instrumentation_library"));
-            if let Some(sc) = scope.and_then(Value::as_object) {
+            if let Some(sc) = scope.and_then(Node::as_object) {
                 let mut b = Vec::new();
                 put_str(&mut b, 1, sc, "name", "name");
                 put_str(&mut b, 2, sc, "version", "version");
@@ -491,5 +495,105 @@ mod tests {
             br#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"links":[{"traceId":"abc"}]}]}]}]}"#;
         let e = json_to_protobuf(link).unwrap_err();
         assert!(e.0.ends_with("traceId is not hex (odd length)"), "{e}");
+    }
+
+    /// Export requests of every shape the tests know: each line of the format fixtures and
+    /// the split's request variants, and those damaged in a few ways each (an entry replaced,
+    /// given twice, respelled or dropped).
+    fn requests() -> Vec<Vec<u8>> {
+        use crate::formats::pipeline_parts::{emit, fixtures, Op};
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for (name, bytes) in fixtures() {
+            if name.ends_with(".jsonl") {
+                out.extend(
+                    bytes
+                        .split(|&b| b == b'\n')
+                        .filter(|l| !l.is_empty())
+                        .map(<[u8]>::to_vec),
+                );
+            } else {
+                out.push(bytes);
+            }
+        }
+        const RAW: [&str; 10] = [
+            "null",
+            "1",
+            "-3",
+            "1.5",
+            "\"x\"",
+            "[]",
+            "{}",
+            "\"\\u00e9\\n\"",
+            "\"NaN\"",
+            "{\"key\":\"k\",\"value\":{\"stringValue\":\"v\"}}",
+        ];
+        let mut ops: Vec<Op> = Vec::new();
+        for raw in RAW {
+            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
+        }
+        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+        for base in super::super::export::tests::json_request_variants() {
+            for target in 0.. {
+                let mut any = false;
+                for k in 0..6 {
+                    let op = ops[(target * 5 + k * 7) % ops.len()];
+                    let (mut text, mut at) = (String::new(), 0);
+                    if emit(&base, &mut text, &mut at, target, op) {
+                        any = true;
+                        out.push(text.into_bytes());
+                    }
+                }
+                if !any {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The transcoder reads a [`Node`]: on every request the tests know, it reads as the
+    /// `Value` tree reads (the same values under the same names, a name given twice counting
+    /// once, by its last value) or fails with the tree's error.
+    #[test]
+    fn a_node_reads_as_the_value_tree_reads() {
+        use super::super::tree::parse;
+        use serde_json::Value;
+        fn same(node: &Node, value: &Value) -> bool {
+            match (node, value) {
+                (Node::Null, Value::Null) => true,
+                (Node::Bool(a), Value::Bool(b)) => a == b,
+                (Node::Number(a), Value::Number(b)) => a == b,
+                (Node::String(a), Value::String(b)) => a == b,
+                (Node::Array(a), Value::Array(b)) => {
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+                }
+                (Node::Object(a), Value::Object(b)) => {
+                    a.iter().all(|(k, _)| b.contains_key(k.as_ref()))
+                        && b.iter()
+                            .all(|(k, v)| member(a, k).is_some_and(|n| same(n, v)))
+                }
+                _ => false,
+            }
+        }
+        let (mut read, mut twice, mut escaped) = (0, 0, 0);
+        for body in requests() {
+            match (parse_node(&body), parse(&body)) {
+                (Ok(node), Ok(value)) => {
+                    assert!(same(&node, &value), "{}", String::from_utf8_lossy(&body));
+                    read += 1;
+                    let text = String::from_utf8_lossy(&body);
+                    twice += usize::from(
+                        text.matches("\"traceId\"").count() > text.matches("\"spanId\"").count(),
+                    );
+                    escaped += usize::from(text.contains("\\u00"));
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("{a:?} against {b:?}: {}", String::from_utf8_lossy(&body)),
+            }
+        }
+        assert!(
+            read > 1000 && twice > 10 && escaped > 10,
+            "read {read}, a name twice {twice}, escapes {escaped}"
+        );
     }
 }
