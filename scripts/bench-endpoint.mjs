@@ -3,12 +3,17 @@
 // every line of FILE is one JSON request, given to `otlpSplit` (read every span with the
 // check's conventions, hold the tool spans, measure the model calls, write the rest).
 // ROUNDS passes over all of them; prints {"documents": N, "seconds": [...]}, one per pass.
+// With `protobuf`, each request is first written as protobuf (`otlpJsonToProtobuf`) and that
+// is split, as the endpoint does for an upstream that takes protobuf only.
 // Called by scripts/bench beside `scripts/peers/json_lines.py LIB FILE ROUNDS`.
-//   node scripts/bench-endpoint.mjs FILE ROUNDS
+//   node scripts/bench-endpoint.mjs FILE ROUNDS [protobuf]
 import { readFileSync } from 'node:fs';
 
-const [file, rounds] = process.argv.slice(2);
-const { otlpSplit } = await import(new URL('../pkg/node.mjs', import.meta.url));
+const [file, rounds, mode] = process.argv.slice(2);
+const { otlpSplit, otlpJsonToProtobuf } = await import(new URL('../pkg/node.mjs', import.meta.url));
+const split = mode === 'protobuf'
+  ? (body) => otlpSplit(otlpJsonToProtobuf(body), 'protobuf')
+  : (body) => otlpSplit(body, 'json');
 const text = readFileSync(file);
 const bodies = [];
 for (let start = 0, i = 0; i <= text.length; i++) {
@@ -21,7 +26,7 @@ const seconds = [];
 let tools = 0;
 for (let r = 0; r < Number(rounds); r++) {
   const t = performance.now();
-  for (const body of bodies) tools += otlpSplit(body, 'json').tools;
+  for (const body of bodies) tools += split(body).tools;
   seconds.push((performance.now() - t) / 1000);
 }
 if (!tools) throw new Error(`${file}: no tool span held`);

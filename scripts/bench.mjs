@@ -384,10 +384,18 @@ function benchEndpointSplit(path) {
   if (!path) return [];
   const passes = quick ? 3 : 6;
   const processes = quick ? 1 : 5;
-  const cmds = [['node', [`${repo}/scripts/bench-endpoint.mjs`, path, String(passes)]]];
-  const names = ['toolslice `otlpSplit` per request (read every span, hold the tool spans, measure the model calls, write the rest)'];
+  const cmds = [
+    ['node', [`${repo}/scripts/bench-endpoint.mjs`, path, String(passes)]],
+    ['node', [`${repo}/scripts/bench-endpoint.mjs`, path, String(passes), 'protobuf']],
+  ];
+  const names = [
+    'toolslice `otlpSplit` per request (read every span, hold the tool spans, measure the model calls, write the rest)',
+    'toolslice `otlpJsonToProtobuf`, then `otlpSplit` of the protobuf, per request (the endpoint forwarding to a protobuf-only upstream)',
+  ];
+  let floorAt = 0;
   for (const lib of ['orjson', 'json']) {
     if (!hasPython(lib)) { log(`peers: ${lib} is not installed; its endpoint row is skipped`); continue; }
+    if (lib === 'orjson') floorAt = cmds.length;
     cmds.push(['python3', [`${repo}/scripts/peers/json_lines.py`, lib, path, String(passes)]]);
     names.push(`\`${lib}.loads\` per request (parse only), CPython`);
   }
@@ -404,10 +412,10 @@ function benchEndpointSplit(path) {
   }
   const s = samples.map(median);
   const size = mb(statSync(path).size);
-  const floor = cmds.length > 1 ? s[1] : s[0];
+  const floor = s[floorAt];
   return [
     '',
-    `The OTLP endpoint on the same ${fmt(size)} MB: each of its ${documents} lines is one export request, split as the endpoint splits it in a running process. One process per command with the lines in memory, ${passes} passes each, the median of the passes after the first; ${processes} processes interleaved, their median. Command: \`node scripts/bench-endpoint.mjs FILE ${passes}\` beside \`python3 scripts/peers/json_lines.py orjson|json FILE ${passes}\`.`,
+    `The OTLP endpoint on the same ${fmt(size)} MB: each of its ${documents} lines is one export request, split as the endpoint splits it in a running process. One process per command with the lines in memory, ${passes} passes each, the median of the passes after the first; ${processes} processes interleaved, their median. Command: \`node scripts/bench-endpoint.mjs FILE ${passes} [protobuf]\` beside \`python3 scripts/peers/json_lines.py orjson|json FILE ${passes}\`.`,
     '',
     '| input | work | time | MB/s | µs per request | vs orjson |',
     '|---|---|---:|---:|---:|---:|',
