@@ -354,8 +354,11 @@ fn fit_tokens<'a>(
                 } else {
                     hi = b;
                 }
-                // Close enough: within 3% of the limit, or a byte interval under 0.4%.
-                let near = best.as_ref().is_some_and(|(_, t)| *t * 100 >= limit * 97);
+                // Close enough: within 3% of the limit, or a byte interval under 0.4%. (In
+                // u128: a limit over usize::MAX / 97, 44 million tokens in wasm32, overflowed.)
+                let near = best
+                    .as_ref()
+                    .is_some_and(|(_, t)| *t as u128 * 100 >= limit as u128 * 97);
                 if lo >= hi || near || (best.is_some() && hi - lo <= (hi / 256).max(1)) {
                     break;
                 }
@@ -724,5 +727,28 @@ fn line_errors(ctx: &Ctx, kept: &[[usize; 2]], represented: &[(usize, usize)]) -
         total,
         kept: kept_n,
         dropped: total - kept_n,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_limits_near_the_counters_range_do_not_overflow() {
+        // Before: `tokens * 100 >= limit * 97` (the "close enough" test of the token fit)
+        // overflowed for limits above usize::MAX / 97: with a counter of 2^50 tokens a byte
+        // and a limit of 500 * 2^50, a debug build panicked and a release build compared
+        // wrapped numbers. In wasm32 (32-bit usize) any limit over 44 million tokens did.
+        let counter = |s: &str| s.len() << 50;
+        let text = "line of output\n".repeat(70);
+        let options = Options {
+            pattern: Pattern::HeadTail,
+            budget: Budget::Tokens(500 << 50),
+            ..Options::default()
+        };
+        let t = truncate_with(&text, &options, &counter).unwrap();
+        assert!(t.text.len() <= 500, "{}", t.text.len());
+        assert!(t.text.len() >= 450, "{}", t.text.len());
     }
 }
