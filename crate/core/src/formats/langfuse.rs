@@ -68,7 +68,9 @@ pub(crate) fn is_observation(obj: &dyn Object) -> bool {
 
 /// The fields of an observation that [`is_observation`] and [`read_item`] look at; every
 /// other field of a line is parsed and dropped by [`observation_line`]. `input` is read
-/// into its tool messages, and only for a generation; `output` only for a tool.
+/// into its tool messages, and only for a generation; `output` and `metadata` (where a
+/// tool's call id may be) only for a tool: a generation's metadata, often the framework's
+/// whole run configuration, is not built into a tree to be dropped.
 static FIELDS: Fields = Fields {
     keep: &[
         "type",
@@ -91,6 +93,7 @@ static FIELDS: Fields = Fields {
     by_kind: &[
         ("input", |t| t.eq_ignore_ascii_case("GENERATION")),
         ("output", |t| t.eq_ignore_ascii_case("TOOL")),
+        ("metadata", |t| t.eq_ignore_ascii_case("TOOL")),
     ],
     kind: "type",
 };
