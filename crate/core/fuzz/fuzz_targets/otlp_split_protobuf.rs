@@ -6,53 +6,17 @@
 //! into requests that read the same way.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use std::sync::OnceLock;
-use toolslice::pipeline::{annotate, json_to_protobuf, merge, split_export, Annotation, Encoding};
+#[path = "../common/split.rs"]
+mod split;
 
-const REQUEST: &str = r#"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"a"}}]},"scopeSpans":[{"scope":{"name":"t"},"spans":[{"traceId":"aa01","spanId":"01","name":"invoke_agent","startTimeUnixNano":"1","endTimeUnixNano":"9","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}}]},{"traceId":"aa01","spanId":"02","name":"execute_tool ls","startTimeUnixNano":"2","endTimeUnixNano":"3","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.call.id","value":{"stringValue":"call_1"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"a.txt b.txt"}}]},{"traceId":"aa01","spanId":"03","name":"chat","startTimeUnixNano":"4","endTimeUnixNano":"5","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"gen_ai.input.messages","value":{"stringValue":"[{\"role\":\"tool\",\"parts\":[{\"type\":\"tool_call_response\",\"id\":\"call_1\",\"response\":\"a.txt\"}]}]"}}]}]}],"schemaUrl":"s"}]}"#;
+use libfuzzer_sys::fuzz_target;
+use split::{holds, REQUEST};
+use std::sync::OnceLock;
+use toolslice::pipeline::{json_to_protobuf, Encoding};
 
 fn request() -> &'static [u8] {
     static PB: OnceLock<Vec<u8>> = OnceLock::new();
     PB.get_or_init(|| json_to_protobuf(REQUEST.as_bytes()).expect("the request writes as protobuf"))
-}
-
-fn holds(body: &[u8]) {
-    let Ok(split) = split_export(body, Encoding::Protobuf) else {
-        return;
-    };
-    let held: Vec<Vec<u8>> = split.traces.iter().flat_map(|t| &t.held).map(|h| h.body.clone()).collect();
-    assert_eq!(held.len() as u64, split.tools);
-    match &split.passthrough {
-        Some(rest) => {
-            let again = split_export(rest, Encoding::Protobuf).expect("the forwarded rest reads");
-            assert_eq!(again.tools, 0);
-            assert_eq!(again.spans + split.tools, split.spans);
-            assert_eq!(again.models, split.models);
-        }
-        None => assert_eq!(split.spans, split.tools),
-    }
-    let note = Annotation {
-        status: "silent_clip".into(),
-        detail: "d \"\\ \u{1}".into(),
-        observed_bytes: Some(3),
-        injected_bytes: None,
-        join: "order".into(),
-    };
-    let mut annotated = Vec::new();
-    for one in &held {
-        let again = split_export(one, Encoding::Protobuf).expect("a held span reads");
-        assert_eq!((again.spans, again.tools), (1, 1));
-        let with = annotate(one, Encoding::Protobuf, &note).expect("a held span annotates");
-        let again = split_export(&with, Encoding::Protobuf).expect("an annotated span reads");
-        assert_eq!((again.spans, again.tools), (1, 1));
-        annotated.push(with);
-    }
-    if !annotated.is_empty() {
-        let merged = merge(&annotated, Encoding::Protobuf).expect("held spans merge");
-        let again = split_export(&merged, Encoding::Protobuf).expect("merged spans read");
-        assert_eq!((again.spans, again.tools), (split.tools, split.tools));
-    }
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -66,6 +30,6 @@ fuzz_target!(|data: &[u8]| {
     let mut body = request[..cut].to_vec();
     body.extend_from_slice(input);
     body.extend_from_slice(&request[cut..]);
-    holds(&body);
-    holds(input);
+    holds(&body, Encoding::Protobuf);
+    holds(input, Encoding::Protobuf);
 });
