@@ -302,11 +302,7 @@ mod tests {
         raw: &[&'static str],
         absent: &[(&str, serde_json::Value)],
     ) {
-        let mut ops: Vec<Op> = Vec::new();
-        for &raw in raw {
-            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
-        }
-        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+        let ops = Op::all(raw);
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read(root.join("tests/fixtures/formats").join(fixture)).unwrap();
         let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();

@@ -970,6 +970,20 @@ pub(crate) mod tests {
         Drop,
     }
 
+    impl<'a> Op<'a> {
+        /// Every change the damage tests make: each of `raw` as a member's value, written
+        /// after it and before it; the key in snake_case and with an escape; the member
+        /// dropped.
+        pub(crate) fn all(raw: &[&'a str]) -> Vec<Op<'a>> {
+            let mut ops: Vec<Op<'a>> = raw
+                .iter()
+                .flat_map(|&r| [Op::Value(r), Op::After(r), Op::Before(r)])
+                .collect();
+            ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+            ops
+        }
+    }
+
     /// Writes `value` as JSON with `op` applied at the `target`-th entry (depth first);
     /// returns whether it was applied.
     pub(crate) fn emit(
@@ -1112,11 +1126,7 @@ pub(crate) mod tests {
             "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}}",
             "{\"key\":\"gen_ai.tool.call.result\",\"value\":{\"intValue\":\"-4\"}}",
         ];
-        let mut ops: Vec<Op> = Vec::new();
-        for raw in RAW {
-            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
-        }
-        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+        let ops = Op::all(&RAW);
         let (mut fast_read, mut variants) = (0, 0);
         let collector = std::fs::read(
             Path::new(env!("CARGO_MANIFEST_DIR"))

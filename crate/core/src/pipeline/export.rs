@@ -1046,11 +1046,7 @@ pub(super) mod tests {
             "{\"scopeSpans\":[{\"spans\":[]}]}",
             "{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}}",
         ];
-        let mut ops: Vec<Op> = Vec::new();
-        for raw in RAW {
-            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
-        }
-        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+        let ops = Op::all(&RAW);
         let base: Vec<Value> = json_request_variants();
         let (mut variants, mut fast) = (0, 0);
         for base in &base {

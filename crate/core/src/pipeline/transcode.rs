@@ -527,11 +527,7 @@ mod tests {
             "\"NaN\"",
             "{\"key\":\"k\",\"value\":{\"stringValue\":\"v\"}}",
         ];
-        let mut ops: Vec<Op> = Vec::new();
-        for raw in RAW {
-            ops.extend([Op::Value(raw), Op::After(raw), Op::Before(raw)]);
-        }
-        ops.extend([Op::Key("snake"), Op::Key("escaped"), Op::Drop]);
+        let ops = Op::all(&RAW);
         for base in super::super::export::tests::json_request_variants() {
             for target in 0.. {
                 let mut any = false;
