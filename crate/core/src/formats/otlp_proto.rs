@@ -23,7 +23,7 @@ use std::ops::Range;
 use serde_json::{Map, Number, Value};
 
 use super::model::Times;
-use super::otel::{OtelEvent, OtelSpan};
+use super::otel::{AttrValue as Attr, Attrs, OtelEvent, OtelSpan};
 
 /// Why a protobuf export could not be read: the message path and the byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,15 +112,18 @@ pub(crate) struct WireResource {
 }
 
 /// A decoded request: the layout of the input, and each span read.
+/// Its spans borrow their names, attribute keys and string attribute values from the input
+/// (protobuf strings are the UTF-8 bytes themselves): copying each into a JSON value cost an
+/// allocation per attribute, where the JSON reader borrows the same strings.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct WireRequest {
+pub(crate) struct WireRequest<'a> {
     pub resources: Vec<WireResource>,
     /// `(resource, scope, index in scope, span)` in input order.
-    pub spans: Vec<((usize, usize, usize), OtelSpan<'static>)>,
+    pub spans: Vec<((usize, usize, usize), OtelSpan<'a>)>,
 }
 
 /// Reads an `ExportTraceServiceRequest`.
-pub(crate) fn decode(input: &[u8]) -> Result<WireRequest, ProtoError> {
+pub(crate) fn decode(input: &[u8]) -> Result<WireRequest<'_>, ProtoError> {
     let mut out = WireRequest::default();
     let root = Path::root("ExportTraceServiceRequest");
     let mut top = Fields::new(input, 0, root);
@@ -137,12 +140,12 @@ pub(crate) fn decode(input: &[u8]) -> Result<WireRequest, ProtoError> {
     Ok(out)
 }
 
-fn resource_spans(
-    input: &[u8],
+fn resource_spans<'a>(
+    input: &'a [u8],
     range: Range<usize>,
     path: &Path<'_>,
     at: usize,
-    spans: &mut Vec<((usize, usize, usize), OtelSpan<'static>)>,
+    spans: &mut Vec<((usize, usize, usize), OtelSpan<'a>)>,
 ) -> Result<WireResource, ProtoError> {
     let mut resource = WireResource::default();
     let mut fields = Fields::new(input, range.start, *path);
@@ -177,11 +180,11 @@ fn resource_spans(
     Ok(resource)
 }
 
-fn span(
-    input: &[u8],
+fn span<'a>(
+    input: &'a [u8],
     range: Range<usize>,
     path: &Path<'_>,
-) -> Result<OtelSpan<'static>, ProtoError> {
+) -> Result<OtelSpan<'a>, ProtoError> {
     let mut s = OtelSpan::default();
     let mut attrs = Vec::new();
     let (mut start, mut end, mut code) = (None, None, None);
@@ -192,12 +195,12 @@ fn span(
             1 => s.trace_id = hex_id(&input[f.bytes(path)?]).map(Cow::Owned),
             2 => s.span_id = hex_id(&input[f.bytes(path)?]).map(Cow::Owned),
             4 => s.parent_id = hex_id(&input[f.bytes(path)?]).map(Cow::Owned),
-            5 => s.name = Some(Cow::Owned(f.string(input, &path.at("name"))?)),
+            5 => s.name = Some(Cow::Borrowed(f.str(input, &path.at("name"))?)),
             7 => start = Some(f.fixed64(&path.at("start_time_unix_nano"))?),
             8 => end = Some(f.fixed64(&path.at("end_time_unix_nano"))?),
             9 => {
                 let kpath = path.at("attributes");
-                attrs.push(key_value(input, f.bytes(&kpath)?, &kpath, 0)?);
+                attrs.push(attribute(input, f.bytes(&kpath)?, &kpath)?);
             }
             11 => {
                 let epath = path.item("events", s.events.len());
@@ -216,7 +219,7 @@ fn span(
             _ => {}
         }
     }
-    s.attrs = attrs.into_iter().collect();
+    s.attrs = Attrs::from_list(attrs);
     s.status = match code {
         Some(2) => Some("error"),
         Some(1) => Some("ok"),
@@ -232,27 +235,27 @@ fn span(
     Ok(s)
 }
 
-fn event(
-    input: &[u8],
+fn event<'a>(
+    input: &'a [u8],
     range: Range<usize>,
     path: &Path<'_>,
-) -> Result<OtelEvent<'static>, ProtoError> {
+) -> Result<OtelEvent<'a>, ProtoError> {
     let mut e = OtelEvent::default();
     let mut attrs = Vec::new();
     let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(f) = fields.next()? {
         match f.number {
-            2 => e.name = Cow::Owned(f.string(input, &path.at("name"))?),
+            2 => e.name = Cow::Borrowed(f.str(input, &path.at("name"))?),
             3 => {
                 let kpath = path.at("attributes");
-                attrs.push(key_value(input, f.bytes(&kpath)?, &kpath, 0)?);
+                attrs.push(attribute(input, f.bytes(&kpath)?, &kpath)?);
             }
             _ => {}
         }
     }
     // The first value of a repeated key kept, as the JSON readers keep it.
-    e.attrs = attrs.into_iter().collect();
+    e.attrs = Attrs::from_list(attrs);
     Ok(e)
 }
 
@@ -261,6 +264,38 @@ fn event(
 /// [`any_value`], so a request nested deeper would overflow the stack; the JSON reader's
 /// limit (128 levels of JSON, three per `AnyValue`) lets fewer through.
 const MAX_VALUE_DEPTH: usize = 100;
+
+/// A span's or event's attribute (a `KeyValue`), its key and a string value borrowed.
+fn attribute<'a>(
+    input: &'a [u8],
+    range: Range<usize>,
+    path: &Path<'_>,
+) -> Result<(Cow<'a, str>, Attr<'a>), ProtoError> {
+    let (mut key, mut value) = (Cow::Borrowed(""), Attr::Json(Value::Null));
+    let mut fields = Fields::new(input, range.start, *path);
+    fields.end = range.end;
+    while let Some(f) = fields.next()? {
+        match f.number {
+            1 => key = Cow::Borrowed(f.str(input, &path.at("key"))?),
+            2 => {
+                let vpath = path.at("value");
+                let body = f.bytes(&vpath)?;
+                // As `any_value`, the last field of the oneof counts.
+                let mut vf = Fields::new(input, body.start, vpath);
+                vf.end = body.end;
+                while let Some(v) = vf.next()? {
+                    if v.number == 1 {
+                        value = Attr::text(v.str(input, &vpath)?);
+                    } else if let Some(json) = one_value(input, &v, &vpath, 0)? {
+                        value = Attr::Json(json);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((key, value))
+}
 
 /// `KeyValue { string key = 1; AnyValue value = 2; }`
 fn key_value(
@@ -297,52 +332,64 @@ fn any_value(
     let mut fields = Fields::new(input, range.start, *path);
     fields.end = range.end;
     while let Some(f) = fields.next()? {
-        value = match f.number {
-            1 => Value::String(f.string(input, path)?),
-            2 => Value::Bool(f.varint(path)? != 0),
-            3 => Value::from(f.varint(path)? as i64),
-            4 => {
-                let bits = f.fixed64(path)?;
-                Number::from_f64(f64::from_bits(bits)).map_or(Value::Null, Value::Number)
-            }
-            5 | 6 => {
-                let body = f.bytes(path)?;
-                if depth >= MAX_VALUE_DEPTH {
-                    return Err(f.err(
-                        path,
-                        format!(
-                            "a value is nested more than {MAX_VALUE_DEPTH} arrays or \
-                             key-value lists deep"
-                        ),
-                    ));
-                }
-                let mut list = Fields::new(input, body.start, *path);
-                list.end = body.end;
-                let (mut items, mut map) = (Vec::new(), Map::new());
-                while let Some(item) = list.next()? {
-                    if item.number != 1 {
-                        continue;
-                    }
-                    let b = item.bytes(path)?;
-                    if f.number == 5 {
-                        items.push(any_value(input, b, path, depth + 1)?);
-                    } else {
-                        let (k, v) = key_value(input, b, path, depth + 1)?;
-                        map.insert(k, v);
-                    }
-                }
-                if f.number == 5 {
-                    Value::Array(items)
-                } else {
-                    Value::Object(map)
-                }
-            }
-            // JSON carries bytes as base64, so both encodings read the same value.
-            7 => Value::String(base64(&input[f.bytes(path)?])),
-            _ => continue,
-        };
+        if let Some(v) = one_value(input, &f, path, depth)? {
+            value = v;
+        }
     }
     Ok(value)
+}
+
+/// The value one field of an `AnyValue` gives, or `None` for a field it does not have.
+fn one_value(
+    input: &[u8],
+    f: &Field,
+    path: &Path<'_>,
+    depth: usize,
+) -> Result<Option<Value>, ProtoError> {
+    Ok(Some(match f.number {
+        1 => Value::String(f.string(input, path)?),
+        2 => Value::Bool(f.varint(path)? != 0),
+        3 => Value::from(f.varint(path)? as i64),
+        4 => {
+            let bits = f.fixed64(path)?;
+            Number::from_f64(f64::from_bits(bits)).map_or(Value::Null, Value::Number)
+        }
+        5 | 6 => {
+            let body = f.bytes(path)?;
+            if depth >= MAX_VALUE_DEPTH {
+                return Err(f.err(
+                    path,
+                    format!(
+                        "a value is nested more than {MAX_VALUE_DEPTH} arrays or \
+                             key-value lists deep"
+                    ),
+                ));
+            }
+            let mut list = Fields::new(input, body.start, *path);
+            list.end = body.end;
+            let (mut items, mut map) = (Vec::new(), Map::new());
+            while let Some(item) = list.next()? {
+                if item.number != 1 {
+                    continue;
+                }
+                let b = item.bytes(path)?;
+                if f.number == 5 {
+                    items.push(any_value(input, b, path, depth + 1)?);
+                } else {
+                    let (k, v) = key_value(input, b, path, depth + 1)?;
+                    map.insert(k, v);
+                }
+            }
+            if f.number == 5 {
+                Value::Array(items)
+            } else {
+                Value::Object(map)
+            }
+        }
+        // JSON carries bytes as base64, so both encodings read the same value.
+        7 => Value::String(base64(&input[f.bytes(path)?])),
+        _ => return Ok(None),
+    }))
 }
 
 fn hex_id(bytes: &[u8]) -> Option<String> {
@@ -408,8 +455,11 @@ impl Field {
         Ok(self.value.clone())
     }
     fn string(&self, input: &[u8], path: &Path<'_>) -> Result<String, ProtoError> {
+        self.str(input, path).map(str::to_owned)
+    }
+    fn str<'a>(&self, input: &'a [u8], path: &Path<'_>) -> Result<&'a str, ProtoError> {
         let r = self.bytes(path)?;
-        String::from_utf8(input[r].to_vec())
+        std::str::from_utf8(&input[r])
             .map_err(|e| self.err(path, format!("a string field is not UTF-8 ({e})")))
     }
     fn varint(&self, path: &Path<'_>) -> Result<u64, ProtoError> {
@@ -590,7 +640,7 @@ pub(crate) fn span_attribute(key: &str, value: &AttrValue) -> Vec<u8> {
 
 /// The attributes of a decoded span, for tests and diagnostics.
 #[cfg(test)]
-pub(crate) fn attrs_of(input: &[u8]) -> super::otel::Attrs<'static> {
+pub(crate) fn attrs_of(input: &[u8]) -> super::otel::Attrs<'_> {
     decode(input).unwrap().spans.remove(0).1.attrs
 }
 
@@ -686,7 +736,8 @@ pub(crate) mod tests {
             (15, W::B(msg(&[(2, s("boom")), (3, W::V(2))]))),
             (99, W::B(b"an unknown field is skipped".to_vec())),
         ]);
-        let req = decode(&request(vec![span])).unwrap();
+        let body = request(vec![span]);
+        let req = decode(&body).unwrap();
         assert_eq!(req.resources.len(), 1);
         assert_eq!(req.resources[0].header.len(), 2);
         assert_eq!(req.resources[0].scopes[0].header.len(), 1);
@@ -716,7 +767,8 @@ pub(crate) mod tests {
             (8, W::F64(20)),
             (15, W::B(msg(&[(3, W::V(1))]))),
         ]);
-        let req = decode(&request(vec![open, closed])).unwrap();
+        let body = request(vec![open, closed]);
+        let req = decode(&body).unwrap();
         assert_eq!(req.spans[0].1.status, Some("unfinished"));
         assert_eq!(req.spans[1].1.status, Some("ok"));
         assert_eq!(req.spans[1].0, (0, 0, 1));
@@ -761,7 +813,8 @@ pub(crate) mod tests {
             "toolslice.observed_bytes",
             &AttrValue::Int(1234),
         ));
-        let attrs = attrs_of(&request(vec![annotated]));
+        let body = request(vec![annotated]);
+        let attrs = attrs_of(&body);
         assert_eq!(attrs["a"], json!("1"));
         assert_eq!(attrs["toolslice.status"], json!("silent_clip"));
         assert_eq!(attrs["toolslice.observed_bytes"], json!(1234));
@@ -801,9 +854,11 @@ pub(crate) mod tests {
         // once per level and overflowed the stack, which aborts the process (natively) or
         // runs the shadow stack into the heap (wasm).
         let kv = |levels| W::B(msg(&[(1, s("deep")), (2, W::B(nested_arrays(levels)))]));
-        let read = |levels| decode(&request(vec![msg(&[(5, s("x")), (9, kv(levels))])]));
-        let ok = read(MAX_VALUE_DEPTH).unwrap();
-        assert!(ok.spans[0].1.attrs["deep"].is_array());
+        let read = |levels| {
+            decode(&request(vec![msg(&[(5, s("x")), (9, kv(levels))])]))
+                .map(|req| req.spans[0].1.attrs["deep"].is_array())
+        };
+        assert!(read(MAX_VALUE_DEPTH).unwrap());
         for levels in [MAX_VALUE_DEPTH + 1, 200_000] {
             let e = read(levels).unwrap_err();
             assert_eq!(
