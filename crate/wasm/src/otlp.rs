@@ -199,7 +199,10 @@ pub fn otlp_merge(bodies: JsBodies, encoding_name: &str) -> Result<Vec<u8>, JsVa
     pipeline::merge(&all, encoding(encoding_name)?).map_err(into_error)
 }
 
-/// An OTLP JSON export request as protobuf, for upstreams that take protobuf only.
+/// An OTLP JSON export request as protobuf, for upstreams that take protobuf only. Throws
+/// `malformed_export` (answer 400) for a body that is not a JSON request, with an object of
+/// more than 1024 members, or with a value protobuf cannot hold, naming its place and field
+/// (`resourceSpans[0].scopeSpans[0].spans[2]: traceId is not hex`).
 #[wasm_bindgen(js_name = otlpJsonToProtobuf)]
 pub fn otlp_json_to_protobuf(body: &[u8]) -> Result<Vec<u8>, JsValue> {
     pipeline::json_to_protobuf(body).map_err(into_error)
