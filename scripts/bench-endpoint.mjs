@@ -3,17 +3,16 @@
 // every line of FILE is one JSON request, given to `otlpSplit` (read every span with the
 // check's conventions, hold the tool spans, measure the model calls, write the rest).
 // ROUNDS passes over all of them; prints {"documents": N, "seconds": [...]}, one per pass.
-// With `protobuf`, each request is first written as protobuf (`otlpJsonToProtobuf`) and that
-// is split, as the endpoint does for an upstream that takes protobuf only.
+// With `protobuf`, each request is split for an upstream that takes protobuf only
+// (`otlpSplit(body, 'json', true)`: written as protobuf, then split), as the endpoint does.
 // Called by scripts/bench beside `scripts/peers/json_lines.py LIB FILE ROUNDS`.
 //   node scripts/bench-endpoint.mjs FILE ROUNDS [protobuf]
 import { readFileSync } from 'node:fs';
 
 const [file, rounds, mode] = process.argv.slice(2);
-const { otlpSplit, otlpJsonToProtobuf } = await import(new URL('../pkg/node.mjs', import.meta.url));
-const split = mode === 'protobuf'
-  ? (body) => otlpSplit(otlpJsonToProtobuf(body), 'protobuf')
-  : (body) => otlpSplit(body, 'json');
+const { otlpSplit } = await import(new URL('../pkg/node.mjs', import.meta.url));
+const toProtobuf = mode === 'protobuf';
+const split = (body) => otlpSplit(body, 'json', toProtobuf);
 const text = readFileSync(file);
 const bodies = [];
 for (let start = 0, i = 0; i <= text.length; i++) {

@@ -390,7 +390,7 @@ function benchEndpointSplit(path) {
   ];
   const names = [
     'toolslice `otlpSplit` per request (read every span, hold the tool spans, measure the model calls, write the rest)',
-    'toolslice `otlpJsonToProtobuf`, then `otlpSplit` of the protobuf, per request (the endpoint forwarding to a protobuf-only upstream)',
+    'toolslice `otlpSplit` for a protobuf-only upstream per request (the request written as protobuf, then split)',
   ];
   let floorAt = 0;
   for (const lib of ['orjson', 'json']) {

@@ -27,6 +27,8 @@ export interface OtlpTraceBatch {
 
 /** An export request, split: what to forward now, and per trace what to hold. */
 export interface OtlpSplit {
+  /** The encoding the passthrough and the held spans are written in. */
+  encoding: OtlpEncoding;
   /** The request without the held tool spans; absent when nothing is left. */
   passthrough?: Uint8Array;
   traces: OtlpTraceBatch[];
@@ -108,6 +110,7 @@ fn bytes(b: &[u8]) -> JsValue {
 /// property (a call out of the module and a UTF-8 decode) was a sizeable part of a small
 /// request's split.
 struct SplitKeys {
+    encoding: JsValue,
     passthrough: JsValue,
     traces: JsValue,
     spans: JsValue,
@@ -122,6 +125,7 @@ struct SplitKeys {
 
 thread_local! {
     static SPLIT_KEYS: SplitKeys = SplitKeys {
+        encoding: JsValue::from_str("encoding"),
         passthrough: JsValue::from_str("passthrough"),
         traces: JsValue::from_str("traces"),
         spans: JsValue::from_str("spans"),
@@ -143,14 +147,23 @@ pub fn otlp_encoding_of(content_type: &str) -> Option<String> {
 }
 
 /// Splits an export request: the part to forward now, and per trace the tool spans to hold
-/// and the measures for the trace's state. Throws `malformed_export` (answer 400) for a body
-/// that is not a request in its encoding, and for a JSON body with an object of more than
-/// 1024 members (no OTLP object has more than a few dozen).
+/// and the measures for the trace's state. With `toProtobuf` (an upstream that takes
+/// protobuf only), a JSON request is written as protobuf first and its parts are protobuf
+/// (`encoding` in the result). Throws `malformed_export` (answer 400) for a body that is not
+/// a request in its encoding, for a JSON body with an object of more than 1024 members, and
+/// with `toProtobuf` for one protobuf cannot hold (an id that is not hex).
 #[wasm_bindgen(js_name = otlpSplit)]
-pub fn otlp_split(body: &[u8], encoding_name: &str) -> Result<JsOtlpSplit, JsValue> {
-    let split = pipeline::split_export(body, encoding(encoding_name)?).map_err(into_error)?;
+pub fn otlp_split(
+    body: &[u8],
+    encoding_name: &str,
+    #[wasm_bindgen(js_name = toProtobuf)] to_protobuf: Option<bool>,
+) -> Result<JsOtlpSplit, JsValue> {
+    let (split, wire) =
+        pipeline::split_export_for(body, encoding(encoding_name)?, to_protobuf.unwrap_or(false))
+            .map_err(into_error)?;
     Ok(SPLIT_KEYS.with(|k| {
         let out = js_sys::Object::new();
+        set(&out, &k.encoding, &JsValue::from_str(wire.as_str()));
         if let Some(p) = &split.passthrough {
             set(&out, &k.passthrough, &bytes(p));
         }

@@ -197,6 +197,22 @@ pub fn split_export(body: &[u8], encoding: Encoding) -> Result<Split, MalformedE
     }
 }
 
+/// Splits an export request for an upstream that takes protobuf only when `to_protobuf`: a
+/// JSON request is then written as protobuf first, once ([`super::json_to_protobuf`]), and
+/// split as protobuf, so a request the writer refuses is refused here, before any span of it
+/// is held. Returns the split and the encoding its parts are written in.
+pub fn split_export_for(
+    body: &[u8],
+    encoding: Encoding,
+    to_protobuf: bool,
+) -> Result<(Split, Encoding), MalformedExport> {
+    if to_protobuf && encoding == Encoding::Json {
+        let written = super::json_to_protobuf(body)?;
+        return Ok((split_proto(&written)?, Encoding::Protobuf));
+    }
+    Ok((split_export(body, encoding)?, encoding))
+}
+
 fn split_proto(body: &[u8]) -> Result<Split, MalformedExport> {
     let mut req = proto::decode(body).map_err(|e| MalformedExport(e.to_string()))?;
     let mut split = Split::default();
@@ -1096,6 +1112,35 @@ pub(super) mod tests {
                 {"scopeSpans": [{"spans": [spans[0].clone()]}]},
             ], "extra": {"a": [1, 2]}}),
         ]
+    }
+
+    #[test]
+    fn a_request_for_a_protobuf_upstream_is_split_as_protobuf() {
+        let body = serde_json::to_vec(&json_request()).unwrap();
+        let json = split_export(&body, Encoding::Json).unwrap();
+        let (pb, wire) = split_export_for(&body, Encoding::Json, true).unwrap();
+        assert_eq!(wire, Encoding::Protobuf);
+        assert_eq!(
+            (pb.spans, pb.tools, pb.models),
+            (json.spans, json.tools, json.models)
+        );
+        let rest = split_export(pb.passthrough.as_ref().unwrap(), Encoding::Protobuf).unwrap();
+        assert_eq!(rest.spans, json.spans - json.tools);
+        let held = &pb.traces.iter().find(|t| !t.held.is_empty()).unwrap().held[0];
+        assert_eq!(
+            split_export(&held.body, Encoding::Protobuf).unwrap().tools,
+            1
+        );
+        // Protobuf comes as it is; JSON for a JSON upstream too.
+        assert_eq!(
+            split_export_for(&body, Encoding::Json, false).unwrap().1,
+            Encoding::Json
+        );
+        // A request protobuf cannot hold is refused before anything is held.
+        let bad = br#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"not-hex!","spanId":"01"}]}]}]}"#;
+        assert!(split_export(bad, Encoding::Json).is_ok());
+        let e = split_export_for(bad, Encoding::Json, true).unwrap_err();
+        assert!(e.0.contains("traceId is not hex"), "{e}");
     }
 
     #[test]

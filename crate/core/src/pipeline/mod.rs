@@ -31,7 +31,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use export::{annotate, error_body, merge, split_export, HeldSpan, Split, TraceBatch};
+pub use export::{
+    annotate, error_body, merge, split_export, split_export_for, HeldSpan, Split, TraceBatch,
+};
 pub use trace::{Decision, Ingested, TraceState, TraceSummary, MAX_CALLS_PER_TRACE};
 pub use transcode::json_to_protobuf;
 

@@ -93,7 +93,8 @@ export function forwarder({ api, send, protobuf = false }) {
     const h = headers ?? new Headers({ 'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json' });
     return send(body, h);
   };
-  // The endpoint then writes a JSON request as protobuf before it splits it (see there).
+  // The endpoint's split then writes a JSON request as protobuf (see `createEndpoint`); what
+  // still comes here as JSON is a held span stored before that (or by another setting).
   forward.protobuf = protobuf;
   return forward;
 }
@@ -189,23 +190,19 @@ export function createEndpoint({ api, ingest, summary, forward, stats }) {
         return malformed(encoding, `content-encoding gzip: the body is not gzip data (${err?.message ?? err})`);
       }
     }
-    // The encoding the request is read, held and forwarded in. For an upstream that takes
-    // protobuf only, a JSON request is written as protobuf first, once: a request the
-    // writer refuses is refused now (400) rather than after its spans were accepted, when
-    // forwarding it could only fail again and again.
-    let wire = encoding;
+    // For an upstream that takes protobuf only, the core writes a JSON request as protobuf
+    // before it splits it, once: a request the writer refuses is refused now (400) rather
+    // than after its spans were accepted, when forwarding it could only fail again and
+    // again. `split.encoding` is what the parts are written in.
     let split;
     try {
-      if (encoding === 'json' && forward.protobuf) {
-        body = api.otlpJsonToProtobuf(body);
-        wire = 'protobuf';
-      }
-      split = api.otlpSplit(body, wire);
+      split = api.otlpSplit(body, encoding, forward.protobuf ?? false);
     } catch (err) {
       if (err?.code !== 'malformed_export') throw err;
       await stats.count('malformed');
       return malformed(encoding, err.message);
     }
+    const wire = split.encoding;
     try {
       await Promise.all(split.traces.map((t) => ingest(t.traceId, t.measures, t.held, wire)));
     } catch (err) {
