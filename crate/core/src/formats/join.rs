@@ -60,11 +60,30 @@ pub(crate) fn join(
     tools: Vec<ToolCall>,
     models: &[ModelCall],
 ) -> impl Iterator<Item = JoinedRow> + '_ {
-    let outcomes = outcomes(&tools, models);
-    tools.into_iter().zip(outcomes).map(|(tool, outcome)| {
-        let (outcome, join) = outcome.unwrap_or((Outcome::NoLaterCall, Join::Unmatched));
-        build(tool, outcome, join, models)
+    join_reading(tools, models, move |m, k| {
+        &message_list(&models[m])[k].content
     })
+}
+
+/// [`join`], with the content of tool message `k` of model call `m` read through `content`
+/// rather than from the message, whose own content is then never read: the content of a
+/// message is needed only for the one received by a tool call, and the OTLP pipeline's
+/// state keeps each distinct message once (see `pipeline::messages`), where building every
+/// input whole with its contents cost a copy of each for every decision.
+pub(crate) fn join_reading<'a>(
+    tools: Vec<ToolCall>,
+    models: &'a [ModelCall],
+    content: impl Fn(usize, usize) -> &'a Captured + 'a,
+) -> impl Iterator<Item = JoinedRow> + 'a {
+    let outcomes = outcomes(&tools, models);
+    tools.into_iter().zip(outcomes).map(move |(tool, outcome)| {
+        let (outcome, join) = outcome.unwrap_or((Outcome::NoLaterCall, Join::Unmatched));
+        build(tool, outcome, join, models, &content)
+    })
+}
+
+fn message_list(model: &ModelCall) -> &[super::model::ToolMessage] {
+    model.input.as_ref().map_or(&[][..], Vec::as_slice)
 }
 
 /// Where each tool call's result ended up, and by which key.
@@ -511,7 +530,13 @@ fn at_model(model: &ModelCall) -> String {
 
 // Never inlined, as `first_pass` (see there): the loop that takes the rows runs once.
 #[inline(never)]
-fn build(tool: ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) -> JoinedRow {
+fn build<'a>(
+    tool: ToolCall,
+    outcome: Outcome,
+    join: Join,
+    models: &[ModelCall],
+    content: &dyn Fn(usize, usize) -> &'a Captured,
+) -> JoinedRow {
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
 
@@ -538,8 +563,7 @@ fn build(tool: ToolCall, outcome: Outcome, join: Join, models: &[ModelCall]) -> 
     match outcome {
         Outcome::Received { model, message } => {
             let m = &models[model];
-            let msgs = m.input.as_ref().map_or(&[][..], Vec::as_slice);
-            match &msgs[message].content {
+            match content(model, message) {
                 Captured::Text(c) => {
                     injected = Some((c.bytes, Some(c.sha256.hex()), Some(c.preview.clone())));
                     injected_content = Some(c);
@@ -789,7 +813,9 @@ mod tests {
             .zip(outcomes)
             .map(|(tool, outcome)| {
                 let (outcome, join) = outcome.unwrap_or((Outcome::NoLaterCall, Join::Unmatched));
-                build(tool.clone(), outcome, join, models)
+                build(tool.clone(), outcome, join, models, &|m, k| {
+                    &message_list(&models[m])[k].content
+                })
             })
             .collect()
     }

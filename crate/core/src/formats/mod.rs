@@ -85,7 +85,10 @@ pub(crate) mod otlp_proto;
 /// What the OTLP pipeline ([`crate::pipeline`]) reads export requests with: the readers of
 /// both encodings and the conventions, one span at a time.
 pub(crate) mod pipeline_parts {
-    pub(crate) use super::model::{ModelCall, ToolCall};
+    #[cfg(test)]
+    pub(crate) use super::content::Content;
+    pub(crate) use super::join_reading_into;
+    pub(crate) use super::model::{Captured, ModelCall, SpanRef, ToolCall, ToolMessage};
     pub(crate) use super::otel::OtelSpan;
     pub(crate) use super::otlp::{is_request, read_span};
     #[cfg(test)]
@@ -103,7 +106,7 @@ use serde_json::Value;
 use crate::error::Coded;
 pub use crate::record::Layout;
 use crate::record::Sink;
-use model::{ModelCall, SpanRef, Times, ToolCall};
+use model::{Captured, ModelCall, SpanRef, Times, ToolCall};
 
 pub use convert::{convert_to_spans, Conversion};
 pub use part::{PartError, PartReader};
@@ -282,6 +285,22 @@ impl Collector {
             .filter(|c| self.conventions.contains(c))
             .map(str::to_string)
             .collect()
+    }
+}
+
+/// Joins `tools` with `models` and hands each row to the sink, as [`Collector::finish`]
+/// does, with the content of tool message `k` of model call `m` read through `content`
+/// (see [`join::join_reading`]): the OTLP pipeline's state, whose model calls' messages
+/// are built for the join without their contents.
+pub(crate) fn join_reading_into<'a>(
+    tools: Vec<ToolCall>,
+    models: &'a [ModelCall],
+    content: impl Fn(usize, usize) -> &'a Captured + 'a,
+    sink: &mut dyn Sink,
+) {
+    memo::forget();
+    for row in join::join_reading(tools, models, content) {
+        sink.row(row.entry, row.record, row.provenance);
     }
 }
 

@@ -23,6 +23,7 @@
 //! that released it, exported after it.
 
 mod export;
+mod messages;
 mod trace;
 mod transcode;
 mod tree;
@@ -34,7 +35,9 @@ use serde::{Deserialize, Serialize};
 pub use export::{
     annotate, error_body, merge, split_export, split_export_for, HeldSpan, Split, TraceBatch,
 };
-pub use trace::{Decision, Ingested, TraceState, TraceSummary, MAX_CALLS_PER_TRACE};
+pub use trace::{
+    Decision, Ingested, TraceState, TraceSummary, MAX_CALLS_PER_TRACE, MAX_MESSAGES_PER_TRACE,
+};
 pub use transcode::json_to_protobuf;
 
 use crate::error::Coded;

@@ -11,19 +11,32 @@
 //! The state is plain data (serde), so a Durable Object can store it between requests and a
 //! Node process can keep it in a map. A trace holds at most [`MAX_CALLS_PER_TRACE`] calls:
 //! beyond that, a new tool span is decided at once as `incomplete` (saying so) and a model
-//! call is not kept, so neither memory nor the per-request join grows without bound.
+//! call is not kept, so neither memory nor the per-request join grows without bound. The
+//! model calls' inputs, which re-list the conversation, are kept as runs of one table of the
+//! trace's distinct tool messages ([`super::messages`]), so the state grows with the calls.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::messages::{Message, Messages, Run, NONE};
 use super::{Annotation, TraceBatch};
 use crate::check::{CheckOptions, ReportBuilder, RowRef, Status};
-use crate::formats::pipeline_parts::{ModelCall, ToolCall};
-use crate::formats::Collector;
+use crate::formats::pipeline_parts::{
+    join_reading_into, ModelCall, SpanRef, ToolCall, ToolMessage,
+};
 
 /// Tool and model calls one trace may hold.
 pub const MAX_CALLS_PER_TRACE: usize = 20_000;
+
+/// Tool messages the model calls' inputs of one trace may carry in all (each counted in
+/// every input that re-lists it). A decision joins every call of the trace, so its work and
+/// memory grow with this count: 200,000 (a run of about 630 tool calls sent span by span,
+/// each model call re-listing the conversation) is about 25 ms and 50 MiB of wasm memory
+/// per decision, inside a Worker's 128 MB. An input past it is not kept: the model call is
+/// held as uncaptured, saying why, so the tool calls it would have answered are
+/// `incomplete` with that reason rather than joined with a later one.
+pub const MAX_MESSAGES_PER_TRACE: usize = 200_000;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Tool {
@@ -33,13 +46,24 @@ struct Tool {
     due_ms: Option<u64>,
 }
 
+/// A model call as the state keeps it: its input's tool messages as runs of the trace's
+/// message table, or why the input was not captured.
+#[derive(Debug, Clone, Serialize)]
+struct Model {
+    at: SpanRef,
+    #[serde(rename = "runs")]
+    input: Result<Vec<Run>, String>,
+}
+
 /// One trace's calls and waiting tool spans.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct TraceState {
     trace_id: String,
     seq: u64,
     tools: Vec<Tool>,
-    models: Vec<ModelCall>,
+    models: Vec<Model>,
+    /// The distinct tool messages of the model calls' inputs.
+    messages: Messages,
     /// Keys of the tool spans and ids of the model calls taken, so a retried export adds
     /// nothing twice.
     seen: BTreeSet<String>,
@@ -49,6 +73,37 @@ pub struct TraceState {
     expired: u64,
     /// Tool spans decided at once because the trace was full.
     overflow: u64,
+    /// Tool messages the kept inputs carry, each counted per input (see
+    /// [`MAX_MESSAGES_PER_TRACE`]); counted again when a stored state is read.
+    #[serde(skip)]
+    carried: usize,
+    #[serde(skip)]
+    max_messages: usize,
+}
+
+/// A state as stored: this version's, or one saved before the message table (whose model
+/// calls carry their `input` whole), which is read into the table.
+#[derive(Deserialize)]
+struct Stored {
+    trace_id: String,
+    seq: u64,
+    tools: Vec<Tool>,
+    models: Vec<StoredModel>,
+    #[serde(default)]
+    messages: Vec<Message>,
+    seen: BTreeSet<String>,
+    counts: BTreeMap<String, u64>,
+    expired: u64,
+    overflow: u64,
+}
+
+#[derive(Deserialize)]
+struct StoredModel {
+    at: SpanRef,
+    #[serde(default)]
+    runs: Option<Result<Vec<Run>, String>>,
+    #[serde(default)]
+    input: Option<Result<Vec<ToolMessage>, String>>,
 }
 
 /// A verdict on a held span.
@@ -87,7 +142,16 @@ impl TraceState {
     pub fn new(trace_id: &str) -> TraceState {
         TraceState {
             trace_id: trace_id.to_string(),
-            ..TraceState::default()
+            seq: 0,
+            tools: Vec::new(),
+            models: Vec::new(),
+            messages: Messages::default(),
+            seen: BTreeSet::new(),
+            counts: BTreeMap::new(),
+            expired: 0,
+            overflow: 0,
+            carried: 0,
+            max_messages: MAX_MESSAGES_PER_TRACE,
         }
     }
 
@@ -96,8 +160,38 @@ impl TraceState {
     }
 
     pub fn from_json(text: &str) -> Result<TraceState, super::MalformedExport> {
-        serde_json::from_str(text)
-            .map_err(|e| super::MalformedExport(format!("stored trace state: {e}")))
+        let bad = |e: String| super::MalformedExport(format!("stored trace state: {e}"));
+        let stored: Stored = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let mut messages = Messages::from_list(stored.messages);
+        let mut models = Vec::with_capacity(stored.models.len());
+        let mut carried = 0;
+        for (i, m) in stored.models.into_iter().enumerate() {
+            let input = match (m.runs, m.input) {
+                (Some(Ok(runs)), _) if !messages.holds(&runs) => {
+                    return Err(bad(format!("models[{i}].runs: past the message table")))
+                }
+                (Some(runs), _) => runs,
+                (None, Some(input)) => input.map(|msgs| messages.runs_of(msgs)),
+                (None, None) => return Err(bad(format!("models[{i}]: no runs"))),
+            };
+            if let Ok(runs) = &input {
+                carried += runs.iter().map(Run::len).sum::<usize>();
+            }
+            models.push(Model { at: m.at, input });
+        }
+        Ok(TraceState {
+            trace_id: stored.trace_id,
+            seq: stored.seq,
+            tools: stored.tools,
+            models,
+            messages,
+            seen: stored.seen,
+            counts: stored.counts,
+            expired: stored.expired,
+            overflow: stored.overflow,
+            carried,
+            max_messages: MAX_MESSAGES_PER_TRACE,
+        })
     }
 
     fn calls(&self) -> usize {
@@ -145,7 +239,20 @@ impl TraceState {
                     call.at.seq = self.seq;
                     call.at.entry = self.seq;
                     call.at.trace_id = trace_id.clone();
-                    self.models.push(*call);
+                    let ModelCall { at, input } = *call;
+                    let input = match input {
+                        Ok(msgs) if self.carried + msgs.len() > self.max_messages => Err(format!(
+                            "not kept: the trace's model inputs carry more than {} tool \
+                             messages, the endpoint's limit per trace",
+                            self.max_messages
+                        )),
+                        Ok(msgs) => {
+                            self.carried += msgs.len();
+                            Ok(self.messages.runs_of(msgs))
+                        }
+                        Err(why) => Err(why),
+                    };
+                    self.models.push(Model { at, input });
                 }
                 Call::Tool(key, mut call) => {
                     if !self.seen.insert(format!("tool:{key}")) {
@@ -241,11 +348,27 @@ impl TraceState {
         if which.is_empty() {
             return Vec::new();
         }
-        let mut collector = Collector::default();
-        collector.tools = self.tools.iter().map(|t| t.call.clone()).collect();
-        collector.models = self.models.clone();
+        let tools = self.tools.iter().map(|t| t.call.clone()).collect();
+        // The inputs for this join only, their contents read from the table.
+        let models: Vec<ModelCall> = self
+            .models
+            .iter()
+            .map(|m| ModelCall {
+                at: m.at.clone(),
+                input: m
+                    .input
+                    .as_ref()
+                    .map(|runs| self.messages.expand_for_join(runs))
+                    .map_err(Clone::clone),
+            })
+            .collect();
+        let (messages, stored) = (&self.messages, &self.models);
+        let content = |m: usize, k: usize| match &stored[m].input {
+            Ok(runs) => messages.content(runs, k),
+            Err(_) => &NONE,
+        };
         let mut builder = ReportBuilder::new("otlp", CheckOptions::default());
-        collector.finish(&mut builder);
+        join_reading_into(tools, &models, content, &mut builder);
         let report = builder.finish();
         let rows: BTreeMap<u64, RowRef<'_>> = report.rows.iter().map(|r| (r.line, r)).collect();
         let mut out = Vec::new();
@@ -436,5 +559,240 @@ mod tests {
         }
         assert_eq!(got["c"].status, "silent_clip");
         assert_eq!(got["b"].status, "silent_clip");
+    }
+    /// A run sent span by span as an agent's exporter sends it, each model call's input
+    /// re-listing every earlier result: `n` tool calls, the last model call after them.
+    fn run_span_by_span(n: usize) -> Vec<Value> {
+        let mut spans = Vec::new();
+        let mut results: Vec<(String, String)> = Vec::new();
+        for i in 0..n {
+            let refs: Vec<(&str, &str)> = results
+                .iter()
+                .map(|(c, r)| (c.as_str(), r.as_str()))
+                .collect();
+            spans.push(chat(&format!("m{i}"), &refs, 100 * i as u64));
+            let (call, result) = (format!("c{i}"), format!("result {i} {}", "x".repeat(i % 7)));
+            spans.push(tool(&format!("t{i}"), &call, &result, 100 * i as u64 + 50));
+            // Every third result reaches the model cut.
+            let seen = if i % 3 == 0 {
+                result[..4].to_string()
+            } else {
+                result
+            };
+            results.push((call, seen));
+        }
+        let refs: Vec<(&str, &str)> = results
+            .iter()
+            .map(|(c, r)| (c.as_str(), r.as_str()))
+            .collect();
+        spans.push(chat("last", &refs, 100 * n as u64));
+        spans
+    }
+
+    /// Ingests `spans` one per request (through storage after each, as a Durable Object
+    /// does) and checks every decision against `toolslice check` on the spans sent so far.
+    /// The deadline then decides the rest, as check says with the deadline named. Returns
+    /// the largest stored state and the spans decided before the deadline.
+    fn ingest_as_check_says(spans: &[Value]) -> (usize, usize) {
+        let mut state = TraceState::new("t1");
+        let mut largest = 0;
+        let mut decided = 0;
+        for i in 0..spans.len() {
+            let got = state.ingest(batch(vec![spans[i].clone()]), 0, 60_000);
+            let json = state.to_json();
+            largest = largest.max(json.len());
+            state = TraceState::from_json(&json).unwrap();
+            if got.decisions.is_empty() {
+                continue;
+            }
+            let report =
+                crate::check::check_bytes(&req(spans[..=i].to_vec()), CheckOptions::default());
+            for d in got.decisions {
+                let row = report
+                    .rows
+                    .iter()
+                    .find(|r| r.span_id == Some(d.key.as_str()));
+                let want = annotation_of(&row.unwrap());
+                assert_eq!(d.annotation, want, "span {} after {} spans", d.key, i + 1);
+                decided += 1;
+            }
+        }
+        let report = crate::check::check_bytes(&req(spans.to_vec()), CheckOptions::default());
+        for d in state.expire(u64::MAX, 60_000) {
+            let row = report
+                .rows
+                .iter()
+                .find(|r| r.span_id == Some(d.key.as_str()));
+            let want = annotation_of(&row.unwrap());
+            let (why, detail) = d.annotation.detail.split_once("; ").unwrap();
+            assert!(why.starts_with("deadline: "), "{why}");
+            assert_eq!(detail, want.detail);
+            assert_eq!(
+                (&d.annotation.status, d.annotation.injected_bytes),
+                (&want.status, want.injected_bytes)
+            );
+        }
+        assert_eq!(state.waiting(), 0);
+        (largest, decided)
+    }
+
+    #[test]
+    fn a_long_run_keeps_a_state_that_grows_with_its_calls_and_check_verdicts() {
+        // Before the message table: 0.58 MB at 50 calls, 2.2 MB at 100 (n^2).
+        let (at_40, decided) = ingest_as_check_says(&run_span_by_span(40));
+        assert_eq!(decided, 40);
+        let (at_80, _) = ingest_as_check_says(&run_span_by_span(80));
+        assert!(
+            at_80 < at_40 * 5 / 2,
+            "{at_40} -> {at_80} bytes: not linear"
+        );
+        assert!(at_80 < 80 * 1500, "{at_80} bytes for 80 calls");
+    }
+
+    #[test]
+    fn spans_in_any_order_get_check_verdicts() {
+        // Model calls before, between and after the tools, times crossing read order, ids
+        // repeated with other results, uncaptured inputs and id-less tools.
+        let mut seed = 11u64;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let mut decided = 0;
+        for _ in 0..60 {
+            let mut spans = Vec::new();
+            for k in 0..(4 + next(12)) {
+                let t = next(40) * 10;
+                let call = format!("c{}", next(4));
+                let result = format!("r{}{}", next(3), "y".repeat(next(5) as usize));
+                match next(5) {
+                    0 | 1 => spans.push(tool(&format!("t{k}"), &call, &result, t)),
+                    2 => {
+                        let mut s = tool(&format!("t{k}"), &call, &result, t);
+                        s["attributes"].as_array_mut().unwrap().remove(1);
+                        spans.push(s);
+                    }
+                    3 => {
+                        let msgs: Vec<(String, String)> = (0..next(4))
+                            .map(|_| {
+                                (
+                                    format!("c{}", next(4)),
+                                    format!("r{}{}", next(3), "y".repeat(next(5) as usize)),
+                                )
+                            })
+                            .collect();
+                        let refs: Vec<(&str, &str)> =
+                            msgs.iter().map(|(c, r)| (c.as_str(), r.as_str())).collect();
+                        spans.push(chat(&format!("m{k}"), &refs, t));
+                    }
+                    _ => {
+                        let mut s = chat(&format!("m{k}"), &[], t);
+                        s["attributes"].as_array_mut().unwrap().truncate(1);
+                        spans.push(s);
+                    }
+                }
+            }
+            decided += ingest_as_check_says(&spans).1;
+        }
+        assert!(decided > 60, "{decided}");
+    }
+
+    #[test]
+    fn a_state_saved_before_the_message_table_is_read_into_it() {
+        let spans = run_span_by_span(12);
+        let (first, rest) = spans.split_at(13);
+        let mut state = TraceState::new("t1");
+        for s in first {
+            state.ingest(batch(vec![s.clone()]), 0, 60_000);
+        }
+        // The earlier layout: each model call with its input whole, no table.
+        let mut old: Value = serde_json::from_str(&state.to_json()).unwrap();
+        let table = old["messages"].take();
+        let table: Vec<Value> = serde_json::from_value(table).unwrap();
+        old.as_object_mut().unwrap().remove("messages");
+        for m in old["models"].as_array_mut().unwrap() {
+            let runs = m.as_object_mut().unwrap().remove("runs").unwrap();
+            let input = match runs.get("Ok") {
+                Some(runs) => {
+                    let mut msgs = Vec::new();
+                    for r in runs.as_array().unwrap() {
+                        let (from, len) = (
+                            r[0].as_u64().unwrap() as usize,
+                            r[1].as_u64().unwrap() as usize,
+                        );
+                        for msg in &table[from..from + len] {
+                            let mut msg = msg.clone();
+                            msg["trailing"] = r[2].clone();
+                            msgs.push(msg);
+                        }
+                    }
+                    json!({"Ok": msgs})
+                }
+                None => runs,
+            };
+            m["input"] = input;
+        }
+        let mut read = TraceState::from_json(&old.to_string()).unwrap();
+        assert_eq!(read.to_json(), state.to_json());
+        for s in rest {
+            let a = state.ingest(batch(vec![s.clone()]), 0, 60_000);
+            let b = read.ingest(batch(vec![s.clone()]), 0, 60_000);
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn inputs_past_the_message_limit_are_not_kept_and_say_so() {
+        // 10 tool calls re-listed carry 0 + 1 + ... + 9 = 45 messages before the last input.
+        let spans = run_span_by_span(10);
+        let mut state = TraceState::new("t1");
+        state.max_messages = 40;
+        let mut got = BTreeMap::new();
+        for s in &spans {
+            for d in state.ingest(batch(vec![s.clone()]), 0, 60_000).decisions {
+                got.insert(d.key, d.annotation);
+            }
+            // The count is the state's, read back the same from storage.
+            let back = TraceState::from_json(&state.to_json()).unwrap();
+            assert_eq!(back.carried, state.carried);
+        }
+        assert!(state.carried <= 40, "{}", state.carried);
+        assert_eq!(got.len(), 10);
+        // m0..m8 carry 36 messages; m9 (9 more) is past the limit, and so is the last one:
+        // the tool calls t0..t7 are answered by kept inputs, t8 and t9 only by one not kept.
+        for i in 0..8 {
+            assert_ne!(got[&format!("t{i}")].status, "incomplete", "t{i}");
+        }
+        for i in 8..10 {
+            let a = &got[&format!("t{i}")];
+            assert_eq!(a.status, "incomplete", "t{i}");
+            assert!(
+                a.detail.contains(
+                    "not kept: the trace's model inputs carry more than 40 tool messages"
+                ),
+                "{}",
+                a.detail
+            );
+        }
+    }
+
+    #[test]
+    fn a_damaged_stored_state_is_refused_by_field() {
+        let mut state = TraceState::new("t1");
+        for s in run_span_by_span(3) {
+            state.ingest(batch(vec![s]), 0, 60_000);
+        }
+        let mut v: Value = serde_json::from_str(&state.to_json()).unwrap();
+        v["models"][1]["runs"]["Ok"][0][1] = json!(99);
+        let err = TraceState::from_json(&v.to_string()).unwrap_err();
+        assert_eq!(
+            err.0,
+            "stored trace state: models[1].runs: past the message table"
+        );
+        v["models"][1].as_object_mut().unwrap().remove("runs");
+        let err = TraceState::from_json(&v.to_string()).unwrap_err();
+        assert_eq!(err.0, "stored trace state: models[1]: no runs");
     }
 }
