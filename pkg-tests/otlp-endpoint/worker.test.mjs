@@ -144,3 +144,87 @@ test('upstream down, then back: the exporter is told to retry, and no span is lo
   const summary = await (await fetch(`${worker.base}/v1/toolslice/traces/${run.trace_id}`)).json();
   assert.equal(summary.unforwarded_requests, 0);
 });
+
+// GenAI spans of one trace as an agent's exporter sends them (OTLP JSON).
+function genaiSpans(traceId) {
+  let t = BigInt(Date.now()) * 1_000_000n;
+  let n = 0;
+  const attr = (key, v) => ({ key, value: { stringValue: v } });
+  const span = (name, attrs) => {
+    n += 1;
+    const s = { traceId, spanId: n.toString(16).padStart(16, '0'), name, startTimeUnixNano: String(t), endTimeUnixNano: String(t + 1000n), attributes: attrs };
+    t += 2000n;
+    return s;
+  };
+  return {
+    chat: (messages) => span('chat gpt-4o', [attr('gen_ai.operation.name', 'chat'), attr('gen_ai.input.messages', JSON.stringify(messages))]),
+    tool: (id, result) => span('execute_tool read_file', [attr('gen_ai.operation.name', 'execute_tool'), attr('gen_ai.tool.name', 'read_file'), attr('gen_ai.tool.call.id', id), attr('gen_ai.tool.call.result', result)]),
+  };
+}
+const post = (spans) => fetch(worker.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }) });
+const newTraceId = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+test('a long run sent span by span, each model call re-listing the conversation: every span arrives, annotated as check says', async () => {
+  // 250 tool calls: the trace's state held every model call's input whole, 13 MB of JSON
+  // written after each request, and from about 200 calls on workerd refused it
+  // (SQLITE_TOOBIG): 503s, and spans never forwarded.
+  const traceId = newTraceId();
+  const make = genaiSpans(traceId);
+  const messages = [{ role: 'user', parts: [{ type: 'text', content: 'go' }] }];
+  const ids = [];
+  const statuses = new Map();
+  const send = async (span) => {
+    ids.push(span.spanId);
+    const res = await post([span]);
+    await res.arrayBuffer();
+    statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+  };
+  for (let i = 0; i < 250; i++) {
+    const id = `call_${i}`;
+    const result = `line ${i}\n`.repeat(40);
+    messages.push({ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'read_file', arguments: { n: i } }] });
+    await send(make.chat(messages));
+    await send(make.tool(id, result));
+    // Every fifth result reaches the model cut.
+    messages.push({ role: 'tool', parts: [{ type: 'tool_call_response', id, response: i % 5 === 0 ? result.slice(0, 100) : result }] });
+  }
+  await send(make.chat(messages));
+  assert.deepEqual([...statuses], [[200, 501]]);
+  const { spans, docs } = await waitForSpans(receiver, ids);
+  const rows = checkRows(docs);
+  const tools = spans.filter((s) => s.traceId === traceId && s.name.startsWith('execute_tool'));
+  assert.equal(tools.length, 250);
+  for (const s of tools) {
+    assert.equal(s.attrs['toolslice.status'], rows.get(s.spanId).status, s.spanId);
+    assert.equal(s.attrs['toolslice.injected_bytes'], rows.get(s.spanId).injected_bytes, s.spanId);
+  }
+  assert.equal(tools.filter((s) => s.attrs['toolslice.status'] === 'silent_clip').length, 50);
+  const summary = await (await fetch(`${worker.base}/v1/toolslice/traces/${traceId}`)).json();
+  assert.equal(summary.decided, 250);
+  assert.equal(summary.unforwarded_requests, 0);
+});
+
+test('a trace of 20,000 calls (its state over a Durable Object value) is stored in pieces: every span arrives annotated', async () => {
+  // 10,000 tool calls and their 10,000 model calls in 8 requests: about 13 MB of state,
+  // which workerd refused whole (SQLITE_TOOBIG; Cloudflare's limit is 2 MB).
+  const traceId = newTraceId();
+  const make = genaiSpans(traceId);
+  const all = [];
+  for (let i = 0; i < 10_000; i++) {
+    const id = `call_${i}`;
+    const result = `result ${i} ${'é'.repeat(60)}`;
+    all.push(make.tool(id, result), make.chat([{ role: 'tool', parts: [{ type: 'tool_call_response', id, response: result }] }]));
+  }
+  for (let r = 0; r < 8; r++) {
+    const res = await post(all.slice(r * 2500, (r + 1) * 2500));
+    await res.arrayBuffer();
+    assert.equal(res.status, 200, `request ${r}`);
+  }
+  const { spans } = await waitForSpans(receiver, all.map((s) => s.spanId), 60_000);
+  const tools = spans.filter((s) => s.traceId === traceId && s.name.startsWith('execute_tool'));
+  assert.equal(tools.length, 10_000);
+  assert.ok(tools.every((s) => s.attrs['toolslice.status'] === 'ok'));
+  const summary = await (await fetch(`${worker.base}/v1/toolslice/traces/${traceId}`)).json();
+  assert.equal(summary.decided, 10_000);
+  assert.equal(summary.model_calls, 10_000);
+});

@@ -3,7 +3,8 @@
 // object's durable storage, the deadline its alarm) and the Node endpoint (a Map and a
 // timer). Every decision is the core's (`OtlpTrace`); this file stores bytes and retries.
 //
-// Storage keys: `state` (the core's trace state, JSON), `held:<key>` (a held span: a
+// Storage keys: `state` (the core's trace state, JSON; or, for a large one, `{ gen, pieces }`
+// naming the keys `state:<gen>:<i>` that hold it in pieces), `held:<key>` (a held span: a
 // one-span export request and its encoding), `out:<n>` (annotated requests not yet accepted
 // by the upstream). Nothing leaves storage before the upstream has taken it.
 
@@ -16,6 +17,14 @@ export const RETRY_MS = 2000;
 export const IDLE_MS = 10 * 60 * 1000;
 /** The upstream answers that mean "later" (the OTLP spec's retryable statuses). */
 export const RETRYABLE = [429, 502, 503, 504];
+/**
+ * The longest piece of a trace's state stored under one key. A Durable Object's value is at
+ * most 128 KiB (key-value storage) or 2 MB (SQLite storage), and V8 stores a string of
+ * non-Latin-1 text at two bytes a character; a trace's state can be larger (20,000 calls,
+ * the core's limit, about 13 MB of JSON: SQLITE_TOOBIG in workerd, and 503 for every later
+ * request of the trace).
+ */
+export const STATE_PIECE_CHARS = 60_000;
 
 export class TraceKeeper {
   /**
@@ -46,7 +55,10 @@ export class TraceKeeper {
   async load() {
     if (this.trace) return this.trace;
     const saved = await this.storage.get('state');
-    this.trace = saved ? this.api.OtlpTrace.fromJson(saved) : new this.api.OtlpTrace(this.traceId);
+    // The pieces of the generation last written (see `saveState`).
+    this.statePieces = saved && typeof saved === 'object' ? saved : null;
+    const json = this.statePieces ? await readPieces(this.storage, this.statePieces) : saved;
+    this.trace = json ? this.api.OtlpTrace.fromJson(json) : new this.api.OtlpTrace(this.traceId);
     const outs = await this.storage.list({ prefix: 'out:' });
     for (const k of outs.keys()) this.outSeq = Math.max(this.outSeq, Number(k.slice(4)) + 1);
     return this.trace;
@@ -120,8 +132,24 @@ export class TraceKeeper {
       if (key in writes) delete writes[key];
       else gone.push(key);
     }
-    writes.state = this.trace.toJson();
-    await putAll(this.storage, writes);
+    const pieces = this.saveState(writes, gone);
+    try {
+      // The pieces of a state go before the `state` key that names them (each put of at most
+      // 128 keys is atomic; the puts together are not): a write cut short leaves the state
+      // stored before it whole.
+      const state = writes.state;
+      delete writes.state;
+      await putAll(this.storage, writes);
+      await this.storage.put('state', state);
+    } catch (err) {
+      // Not stored: the state in memory (its spans taken, some decided) is no longer the
+      // stored one, and the exporter will send the request again. Read it back from storage
+      // next time, so the retry is taken as the first attempt was meant to be.
+      this.trace?.free();
+      this.trace = null;
+      throw err;
+    }
+    this.statePieces = pieces;
     if (gone.length) await deleteAll(this.storage, gone);
     const delivered = await this.flush();
     const due = this.trace.nextDue();
@@ -129,6 +157,28 @@ export class TraceKeeper {
     const next = [due, retry].filter((x) => x != null);
     await this.setAlarm(next.length ? Math.min(...next) : this.now() + this.idleMs);
     return delivered;
+  }
+
+  /**
+   * Puts the trace's state into `writes` (under `state`, or in pieces of a new generation
+   * when it is long) and the keys of the pieces it replaces into `gone`; returns what `state`
+   * names, or null.
+   */
+  saveState(writes, gone) {
+    const json = this.trace.toJson();
+    const old = this.statePieces;
+    if (old) for (let i = 0; i < old.pieces; i++) gone.push(`state:${old.gen}:${i}`);
+    if (json.length <= STATE_PIECE_CHARS) {
+      writes.state = json;
+      return null;
+    }
+    const gen = (old?.gen ?? 0) + 1;
+    const pieces = Math.ceil(json.length / STATE_PIECE_CHARS);
+    for (let i = 0; i < pieces; i++) {
+      writes[`state:${gen}:${i}`] = json.slice(i * STATE_PIECE_CHARS, (i + 1) * STATE_PIECE_CHARS);
+    }
+    writes.state = { gen, pieces };
+    return writes.state;
   }
 
   /** Forwards the outbox, one request per encoding; true when it is empty afterwards. */
@@ -164,6 +214,21 @@ export class TraceKeeper {
   }
 }
 
+/** A state stored in pieces (see `TraceKeeper.saveState`), joined again. */
+async function readPieces(storage, { gen, pieces }) {
+  const keys = Array.from({ length: pieces }, (_, i) => `state:${gen}:${i}`);
+  const parts = [];
+  for (let i = 0; i < keys.length; i += 128) {
+    const got = await storage.get(keys.slice(i, i + 128));
+    for (const k of keys.slice(i, i + 128)) {
+      const piece = got.get(k);
+      if (typeof piece !== 'string') throw new Error(`stored trace state: ${k} is missing`);
+      parts.push(piece);
+    }
+  }
+  return parts.join('');
+}
+
 // The Durable Object storage API takes at most 128 keys per call.
 async function putAll(storage, entries) {
   const keys = Object.keys(entries);
@@ -180,8 +245,10 @@ export class MemoryStorage {
   constructor() {
     this.map = new Map();
   }
+  // As a Durable Object's: several keys give a Map of those found.
   async get(key) {
-    return this.map.get(key);
+    if (!Array.isArray(key)) return this.map.get(key);
+    return new Map(key.filter((k) => this.map.has(k)).map((k) => [k, this.map.get(k)]));
   }
   async put(key, value) {
     if (typeof key === 'object') for (const [k, v] of Object.entries(key)) this.map.set(k, v);
