@@ -60,6 +60,56 @@ function once(body, encoding) {
 
 const LARGEST = [512, 9 * 1024];
 
+/**
+ * One agent run of `calls` tool calls as an exporter with a simple span processor sends it:
+ * each span in a request of its own, each model call's input re-listing the conversation.
+ * Per request, the endpoint's work on it in the core: split, the trace's ingest, the
+ * state written for storage (`toJson`), annotation of what was decided.
+ */
+function longRun(calls) {
+  const traceId = hex(16);
+  const trace = new OtlpTrace(traceId);
+  let t = 10n ** 18n;
+  const request = (name, attributes) => {
+    t += 1000n;
+    const span = { traceId, spanId: hex(8), name, kind: 1, startTimeUnixNano: String(t), endTimeUnixNano: String(t + 500n), attributes };
+    return Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }));
+  };
+  const messages = [{ role: 'user', parts: [{ type: 'text', content: 'go' }] }];
+  let total = 0, last = 0, largest = 0, decided = 0;
+  const send = (body) => {
+    const t0 = performance.now();
+    const split = otlpSplit(body, 'json');
+    for (const part of split.traces) {
+      const got = trace.ingest(part.measures, 0, 30000);
+      largest = Math.max(largest, trace.toJson().length);
+      const held = new Map(part.held.map((h) => [h.key, h.body]));
+      for (const d of got.decisions) if (held.has(d.key)) otlpAnnotate(held.get(d.key), 'json', d.annotation);
+      decided += got.decisions.length;
+    }
+    last = performance.now() - t0;
+    total += last;
+  };
+  for (let i = 0; i < calls; i++) {
+    const id = `call_${i}`, result = `line ${i}\n`.repeat(40);
+    messages.push({ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'read_file', arguments: { n: i } }] });
+    send(request('chat', [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(messages))]));
+    send(request('execute_tool read_file', [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', id), kv('gen_ai.tool.call.result', result)]));
+    messages.push({ role: 'tool', parts: [{ type: 'tool_call_response', id, response: result }] });
+  }
+  send(request('chat', [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(messages))]));
+  trace.free();
+  return { total, last, largest, decided };
+}
+
+// In a fresh process: one long run, and the memory it took.
+const runAt = process.argv.indexOf('--long-run');
+if (runAt > 0) {
+  const r = longRun(Number(process.argv[runAt + 1]));
+  console.log(JSON.stringify({ ...r, wasmGrowth: memory() - startMemory }));
+  process.exit(0);
+}
+
 // In a fresh process: one largest request of one encoding, and the memory it took.
 const only = process.argv.indexOf('--memory');
 if (only > 0) {
@@ -99,4 +149,11 @@ const { execFileSync } = await import('node:child_process');
 for (const encoding of ['protobuf', 'json']) {
   const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--memory', encoding], { encoding: 'utf8' }));
   console.log(`\nwasm memory growth for one ${(out.bytes / 1048576).toFixed(2)} MiB ${encoding} request (split, join, annotate; fresh process): ${(out.wasmGrowth / 1048576).toFixed(1)} MiB`);
+}
+
+console.log('\n| run sent span by span | requests | all requests | last request | largest stored state | wasm memory growth | tool spans decided |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const calls of [100, 200, 400, 600]) {
+  const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--long-run', String(calls)], { encoding: 'utf8' }));
+  console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${out.last.toFixed(1)} ms | ${(out.largest / 1024).toFixed(0)} KiB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB | ${out.decided} |`);
 }
