@@ -126,17 +126,7 @@ impl Messages {
     /// A copy of every content for every decision was most of a decision's time and memory
     /// (80 MiB of wasm memory at 600 calls re-listed).
     pub fn expand_for_join(&self, runs: &[Run]) -> Vec<ToolMessage> {
-        let mut out = Vec::with_capacity(runs.iter().map(|r| r.1 as usize).sum());
-        for &Run(from, len, trailing) in runs {
-            let (from, len) = (from as usize, len as usize);
-            out.extend(self.list[from..from + len].iter().map(|m| ToolMessage {
-                call_id: m.call_id.clone(),
-                name: m.name.clone(),
-                content: Captured::Missing(String::new()),
-                trailing,
-            }));
-        }
-        out
+        self.expand_with(runs, |_| Captured::Missing(String::new()))
     }
 
     /// The content of message `k` of the input made of `runs` (the join asks only for
@@ -158,13 +148,21 @@ impl Messages {
     /// An input's tool messages again, in input order.
     #[cfg(test)]
     pub fn expand(&self, runs: &[Run]) -> Vec<ToolMessage> {
-        let mut out = Vec::with_capacity(runs.iter().map(|r| r.1 as usize).sum());
+        self.expand_with(runs, |m| m.content.clone())
+    }
+
+    fn expand_with(
+        &self,
+        runs: &[Run],
+        content: impl Fn(&Message) -> Captured,
+    ) -> Vec<ToolMessage> {
+        let mut out = Vec::with_capacity(runs.iter().map(Run::len).sum());
         for &Run(from, len, trailing) in runs {
             let (from, len) = (from as usize, len as usize);
             out.extend(self.list[from..from + len].iter().map(|m| ToolMessage {
                 call_id: m.call_id.clone(),
                 name: m.name.clone(),
-                content: m.content.clone(),
+                content: content(m),
                 trailing,
             }));
         }
