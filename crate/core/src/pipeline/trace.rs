@@ -275,8 +275,9 @@ impl TraceState {
                 }
             }
         }
+        let latest = Latest::of(&self.models);
         let ready: Vec<usize> = (0..self.tools.len())
-            .filter(|&t| self.tools[t].due_ms.is_some() && self.has_later_model(t))
+            .filter(|&t| self.tools[t].due_ms.is_some() && latest.after(&self.tools[t].call))
             .collect();
         out.decisions = self.decide(&ready, None);
         for key in full {
@@ -329,17 +330,6 @@ impl TraceState {
 
     pub fn waiting(&self) -> usize {
         self.tools.iter().filter(|t| t.due_ms.is_some()).count()
-    }
-
-    /// The join's "later": a model call that started at or after the tool span ended (or
-    /// started), or, without times, one read after it.
-    fn has_later_model(&self, t: usize) -> bool {
-        let tool = &self.tools[t].call;
-        let done = tool.at.times.end.or(tool.at.times.start);
-        self.models.iter().any(|m| match (m.at.times.start, done) {
-            (Some(start), Some(done)) => start >= done,
-            _ => m.at.seq > tool.at.seq,
-        })
     }
 
     /// Joins and classifies every call of the trace, as `toolslice check` would a file
@@ -418,6 +408,44 @@ impl TraceState {
             },
             expired_at_deadline: self.expired,
             over_limit: self.overflow,
+        }
+    }
+}
+
+/// What the join's "later" asks of a trace's model calls, found in one pass over them: a
+/// model call is later than a tool span when it started at or after the span ended (or
+/// started), or, when either lacks the time, when it was read after it. Asked per waiting
+/// tool span after each request; a scan of every model call per span was quadratic in a
+/// trace holding many of both.
+#[derive(Default)]
+struct Latest {
+    /// The latest start of a model call that has one.
+    start: Option<i128>,
+    /// The last read of the model calls without a start, and of all of them.
+    seq_untimed: Option<u64>,
+    seq: Option<u64>,
+}
+
+impl Latest {
+    fn of(models: &[Model]) -> Latest {
+        let mut l = Latest::default();
+        for m in models {
+            let seq = Some(m.at.seq);
+            match m.at.times.start {
+                Some(start) => l.start = l.start.max(Some(start)),
+                None => l.seq_untimed = l.seq_untimed.max(seq),
+            }
+            l.seq = l.seq.max(seq);
+        }
+        l
+    }
+
+    /// Whether some model call is later than `tool`.
+    fn after(&self, tool: &ToolCall) -> bool {
+        let later_read = |last: Option<u64>| last.is_some_and(|q| q > tool.at.seq);
+        match tool.at.times.end.or(tool.at.times.start) {
+            Some(done) => self.start.is_some_and(|s| s >= done) || later_read(self.seq_untimed),
+            None => later_read(self.seq),
         }
     }
 }
@@ -599,6 +627,20 @@ mod tests {
         let mut decided = 0;
         for i in 0..spans.len() {
             let got = state.ingest(batch(vec![spans[i].clone()]), 0, 60_000);
+            // Exactly the tool spans with a later model call were decided (the definition,
+            // model call by model call).
+            for t in &state.tools {
+                let later = state.models.iter().any(|m| {
+                    match (
+                        m.at.times.start,
+                        t.call.at.times.end.or(t.call.at.times.start),
+                    ) {
+                        (Some(start), Some(done)) => start >= done,
+                        _ => m.at.seq > t.call.at.seq,
+                    }
+                });
+                assert_eq!(t.due_ms.is_none(), later, "{} after {} spans", t.key, i + 1);
+            }
             let json = state.to_json();
             largest = largest.max(json.len());
             state = TraceState::from_json(&json).unwrap();
@@ -651,8 +693,9 @@ mod tests {
 
     #[test]
     fn spans_in_any_order_get_check_verdicts() {
-        // Model calls before, between and after the tools, times crossing read order, ids
-        // repeated with other results, uncaptured inputs and id-less tools.
+        // Model calls before, between and after the tools, times crossing read order, spans
+        // without times, ids repeated with other results, uncaptured inputs and id-less
+        // tools.
         let mut seed = 11u64;
         let mut next = |m: u64| {
             seed = seed
@@ -664,7 +707,8 @@ mod tests {
         for _ in 0..60 {
             let mut spans = Vec::new();
             for k in 0..(4 + next(12)) {
-                let t = next(40) * 10;
+                // Small times, so that a model call often starts just as a tool ended.
+                let t = next(60);
                 let call = format!("c{}", next(4));
                 let result = format!("r{}{}", next(3), "y".repeat(next(5) as usize));
                 match next(5) {
@@ -692,6 +736,14 @@ mod tests {
                         s["attributes"].as_array_mut().unwrap().truncate(1);
                         spans.push(s);
                     }
+                }
+            }
+            // A fifth of the spans without times: "later" is then read order.
+            for s in &mut spans {
+                if next(5) == 0 {
+                    let s = s.as_object_mut().unwrap();
+                    s.remove("startTimeUnixNano");
+                    s.remove("endTimeUnixNano");
                 }
             }
             decided += ingest_as_check_says(&spans).1;
