@@ -134,13 +134,17 @@ export class TraceKeeper {
     }
     const pieces = this.saveState(writes, gone);
     try {
-      // The pieces of a state go before the `state` key that names them (each put of at most
-      // 128 keys is atomic; the puts together are not): a write cut short leaves the state
-      // stored before it whole.
-      const state = writes.state;
-      delete writes.state;
-      await putAll(this.storage, writes);
-      await this.storage.put('state', state);
+      if (pieces) {
+        // The pieces of a state go before the `state` key that names them (each put of at
+        // most 128 keys is atomic; the puts together are not): a write cut short leaves the
+        // state stored before it whole.
+        const state = writes.state;
+        delete writes.state;
+        await putAll(this.storage, writes);
+        await this.storage.put('state', state);
+      } else {
+        await putAll(this.storage, writes);
+      }
     } catch (err) {
       // Not stored: the state in memory (its spans taken, some decided) is no longer the
       // stored one, and the exporter will send the request again. Read it back from storage
