@@ -95,6 +95,22 @@ impl Messages {
         runs
     }
 
+    /// How many of `input`'s messages have no equal one in the table (a message repeated
+    /// within the input counted each time): what [`Messages::runs_of`] would add, at most.
+    pub fn new_in(&self, input: &[ToolMessage]) -> usize {
+        let known = |m: &ToolMessage| {
+            self.index
+                .get(&key_of(&m.call_id, &m.content))
+                .is_some_and(|same| {
+                    same.iter().any(|&i| {
+                        let t = &self.list[i as usize];
+                        t.call_id == m.call_id && t.name == m.name && t.content == m.content
+                    })
+                })
+        };
+        input.iter().filter(|m| !known(m)).count()
+    }
+
     /// The place of `message` in the table, added at the end when no equal one is there.
     /// (The table's length fits a `u32`: each message takes more than a byte of memory.)
     fn add(&mut self, message: Message) -> u32 {
@@ -240,7 +256,10 @@ mod tests {
             ..a.clone()
         };
         let input = vec![a.clone(), named, other_text, other_id, missing, a];
+        assert_eq!(table.new_in(&input), 6);
         let runs = table.runs_of(input.clone());
+        assert_eq!(table.new_in(&input), 0);
+        assert_eq!(table.new_in(&[msg("c1", "third text", true)]), 1);
         assert_eq!(table.len(), 5);
         assert_eq!(table.expand(&runs), input);
         assert!(!table.holds(&[Run(4, 2, false)]));

@@ -36,7 +36,8 @@ pub use export::{
     annotate, error_body, merge, split_export, split_export_for, HeldSpan, Split, TraceBatch,
 };
 pub use trace::{
-    Decision, Ingested, TraceState, TraceSummary, MAX_CALLS_PER_TRACE, MAX_MESSAGES_PER_TRACE,
+    Decision, Ingested, TraceState, TraceSummary, MAX_CALLS_PER_TRACE,
+    MAX_DISTINCT_MESSAGES_PER_TRACE, MAX_MESSAGES_PER_TRACE,
 };
 pub use transcode::json_to_protobuf;
 

@@ -30,13 +30,19 @@ use crate::formats::pipeline_parts::{
 pub const MAX_CALLS_PER_TRACE: usize = 20_000;
 
 /// Tool messages the model calls' inputs of one trace may carry in all (each counted in
-/// every input that re-lists it). A decision joins every call of the trace, so its work and
-/// memory grow with this count: 200,000 (a run of about 630 tool calls sent span by span,
-/// each model call re-listing the conversation) is about 25 ms and 50 MiB of wasm memory
-/// per decision, inside a Worker's 128 MB. An input past it is not kept: the model call is
-/// held as uncaptured, saying why, so the tool calls it would have answered are
-/// `incomplete` with that reason rather than joined with a later one.
+/// every input that re-lists it), and distinct ones the trace may keep. A decision joins
+/// every call of the trace, so its work and memory grow with the first: 200,000 (a run of
+/// about 630 tool calls sent span by span, each model call re-listing the conversation) is
+/// about 25 ms and 50 MiB of wasm memory per decision. The stored state and the table grow
+/// with the second (each distinct message some 450 bytes of JSON): 20,000, as many as the
+/// calls a trace holds. Model calls carrying 8,000 distinct messages each reached 366 MiB of
+/// wasm memory and a 75 MB state in 25 requests under the first bound alone; a Worker has
+/// 128 MB. An input past either is not kept: the model call is held as uncaptured, saying
+/// why, so the tool calls it would have answered are `incomplete` with that reason rather
+/// than joined with a later one.
 pub const MAX_MESSAGES_PER_TRACE: usize = 200_000;
+/// Distinct tool messages one trace may keep (see [`MAX_MESSAGES_PER_TRACE`]).
+pub const MAX_DISTINCT_MESSAGES_PER_TRACE: usize = 20_000;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Tool {
@@ -79,6 +85,8 @@ pub struct TraceState {
     carried: usize,
     #[serde(skip)]
     max_messages: usize,
+    #[serde(skip)]
+    max_distinct: usize,
 }
 
 /// A state as stored: this version's, or one saved before the message table (whose model
@@ -152,6 +160,7 @@ impl TraceState {
             overflow: 0,
             carried: 0,
             max_messages: MAX_MESSAGES_PER_TRACE,
+            max_distinct: MAX_DISTINCT_MESSAGES_PER_TRACE,
         }
     }
 
@@ -191,6 +200,7 @@ impl TraceState {
             overflow: stored.overflow,
             carried,
             max_messages: MAX_MESSAGES_PER_TRACE,
+            max_distinct: MAX_DISTINCT_MESSAGES_PER_TRACE,
         })
     }
 
@@ -246,6 +256,16 @@ impl TraceState {
                              messages, the endpoint's limit per trace",
                             self.max_messages
                         )),
+                        Ok(msgs)
+                            if self.messages.len() + self.messages.new_in(&msgs)
+                                > self.max_distinct =>
+                        {
+                            Err(format!(
+                                "not kept: the trace's model inputs carry more than {} \
+                                 distinct tool messages, the endpoint's limit per trace",
+                                self.max_distinct
+                            ))
+                        }
                         Ok(msgs) => {
                             self.carried += msgs.len();
                             Ok(self.messages.runs_of(msgs))
@@ -826,6 +846,44 @@ mod tests {
                 ),
                 "{}",
                 a.detail
+            );
+        }
+    }
+
+    #[test]
+    fn inputs_past_the_distinct_message_limit_are_not_kept_and_say_so() {
+        // Each model call carries three results no earlier one did.
+        let mut state = TraceState::new("t1");
+        state.max_distinct = 7;
+        let mut got = BTreeMap::new();
+        for i in 0..4u64 {
+            let results: Vec<(String, String)> = (0..3)
+                .map(|k| (format!("c{i}{k}"), format!("r{i}{k}")))
+                .collect();
+            let refs: Vec<(&str, &str)> = results
+                .iter()
+                .map(|(c, r)| (c.as_str(), r.as_str()))
+                .collect();
+            let spans = vec![
+                tool(&format!("t{i}"), &results[0].0, &results[0].1, 100 * i),
+                chat(&format!("m{i}"), &refs, 100 * i + 50),
+            ];
+            for d in state.ingest(batch(spans), 0, 60_000).decisions {
+                got.insert(d.key, d.annotation);
+            }
+        }
+        // 3 + 3 distinct kept; the third input would make 9, the fourth 9 too.
+        assert_eq!(state.messages.len(), 6);
+        assert_eq!(
+            (got["t0"].status.as_str(), got["t1"].status.as_str()),
+            ("ok", "ok")
+        );
+        for t in ["t2", "t3"] {
+            assert_eq!(got[t].status, "incomplete", "{t}");
+            assert!(
+                got[t].detail.contains("more than 7 distinct tool messages"),
+                "{}",
+                got[t].detail
             );
         }
     }
