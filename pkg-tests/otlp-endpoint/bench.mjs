@@ -102,6 +102,42 @@ function longRun(calls) {
   return { total, last, largest, decided };
 }
 
+/**
+ * One trace of `requests` requests, each a tool span and a model call whose input carries
+ * `messages` tool messages none carried before (`short`: one-line results, else 120 bytes).
+ * Per request: split, ingest, `toJson`. The worst request, the largest state.
+ */
+function manyMessages(requests, messages, short) {
+  const traceId = hex(16);
+  const trace = new OtlpTrace(traceId);
+  let worst = 0, largest = 0, bytes = 0;
+  for (let r = 0; r < requests; r++) {
+    const input = Array.from({ length: messages }, (_, i) => ({ role: 'tool', parts: [{ type: 'tool_call_response', id: `m${r}_${i}`, response: short ? `${i}` : `result ${r} ${i} ${'y'.repeat(100)}` }] }));
+    const spans = [
+      { traceId, spanId: hex(8), name: 'execute_tool x', startTimeUnixNano: String(1e18 + 10 * r), endTimeUnixNano: String(1e18 + 10 * r + 1), attributes: [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', `m${r}_0`), kv('gen_ai.tool.call.result', 'z')] },
+      { traceId, spanId: hex(8), name: 'chat', startTimeUnixNano: String(1e18 + 10 * r + 5), endTimeUnixNano: String(1e18 + 10 * r + 6), attributes: [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(input))] },
+    ];
+    const body = Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
+    bytes = Math.max(bytes, body.length);
+    const t0 = performance.now();
+    for (const part of otlpSplit(body, 'json').traces) {
+      trace.ingest(part.measures, 0, 30000);
+      largest = Math.max(largest, trace.toJson().length);
+    }
+    worst = Math.max(worst, performance.now() - t0);
+  }
+  trace.free();
+  return { worst, largest, bytes };
+}
+
+const manyAt = process.argv.indexOf('--many-messages');
+if (manyAt > 0) {
+  const [requests, messages, short] = process.argv.slice(manyAt + 1);
+  const r = manyMessages(Number(requests), Number(messages), short === 'short');
+  console.log(JSON.stringify({ ...r, wasmGrowth: memory() - startMemory }));
+  process.exit(0);
+}
+
 // In a fresh process: one long run, and the memory it took.
 const runAt = process.argv.indexOf('--long-run');
 if (runAt > 0) {
@@ -156,4 +192,12 @@ console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const calls of [100, 200, 400, 600]) {
   const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--long-run', String(calls)], { encoding: 'utf8' }));
   console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${out.last.toFixed(1)} ms | ${(out.largest / 1024).toFixed(0)} KiB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB | ${out.decided} |`);
+}
+
+console.log('\n| one trace | largest request | worst request | largest stored state | wasm memory growth |');
+console.log('|---|---:|---:|---:|---:|');
+for (const [requests, messages, short] of [[25, 8000, ''], [1, 20000, ''], [1, 60000, 'short']]) {
+  const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--many-messages', String(requests), String(messages), short], { encoding: 'utf8' }));
+  const what = `${requests} request${requests > 1 ? 's' : ''} of a model call carrying ${messages} new ${short ? 'one-line' : '120-byte'} tool results`;
+  console.log(`| ${what} | ${(out.bytes / 1048576).toFixed(1)} MiB | ${out.worst.toFixed(0)} ms | ${(out.largest / 1e6).toFixed(1)} MB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB |`);
 }
