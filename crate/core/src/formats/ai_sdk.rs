@@ -53,8 +53,10 @@ pub(crate) fn read(span: &OtelSpan<'_>) -> Read {
         .iter()
         .any(|suffix| op.ends_with(suffix));
     if step {
-        return Read::Model(match span.attr("ai.prompt.messages") {
-            Some(v) => messages::tool_messages(v).map_err(|e| format!("ai.prompt.messages: {e}")),
+        return Read::Model(match span.attr_value("ai.prompt.messages") {
+            Some(v) => {
+                messages::tool_messages_of(v).map_err(|e| format!("ai.prompt.messages: {e}"))
+            }
             None => Err(
                 "ai.prompt.messages is not recorded (experimental_telemetry recordInputs: false)"
                     .to_string(),

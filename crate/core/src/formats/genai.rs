@@ -65,9 +65,9 @@ pub(crate) fn read(span: &OtelSpan<'_>) -> Option<Read> {
             .into(),
         ));
     }
-    if let Some(value) = span.attr("gen_ai.input.messages") {
+    if let Some(value) = span.attr_value("gen_ai.input.messages") {
         return Some(Read::Model(
-            messages::tool_messages(value).map_err(|e| format!("gen_ai.input.messages: {e}")),
+            messages::tool_messages_of(value).map_err(|e| format!("gen_ai.input.messages: {e}")),
         ));
     }
     if let Some(messages) = from_events(span) {

@@ -617,6 +617,20 @@ impl<'de> ReadFields<'de> for NameField<'de> {
     }
 }
 
+/// What [`super::messages::tool_messages`] gives for a string value holding an input's JSON
+/// (GenAI's `gen_ai.input.messages`, the AI SDK's `ai.prompt.messages`), read straight from
+/// the text; `None` where the tree reader is to read it. A model call's input re-lists the
+/// conversation: as a tree, a long one took about 1 KB of memory a message while it was
+/// read, the most of the OTLP endpoint's memory for such a request.
+pub(crate) fn read_string(text: &str) -> Option<Input> {
+    let left = Cell::new(false);
+    let visitor = InputVisitor {
+        left: &left,
+        text: true,
+    };
+    visitor.visit_str::<serde_json::Error>(text).ok().flatten()
+}
+
 /// The tool messages of an input given as JSON text, read as [`InputSeed`] reads it, or
 /// `None` where the tree reader is to read it (for the tests that compare the two).
 #[cfg(test)]
@@ -675,5 +689,38 @@ mod tests {
         // JSON the tree rejects is rejected.
         assert_eq!(read_text(r#"[{"role": "tool", "x": 1e400}]"#), None);
         assert_eq!(tree(r#"[{"role": "tool", "x": 1e400}]"#), None);
+    }
+
+    /// A string value holding the input's JSON reads as the tree reader reads the string
+    /// value, or is left to it: every case above given as the text of a string, and text
+    /// that is not JSON, or JSON of a string, null or a number.
+    #[test]
+    fn a_string_reads_as_the_tree_reader_reads_it() {
+        let cases = [
+            r#"[{"role": "tool", "tool_call_id": "c", "content": "x"}]"#,
+            r#"[{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "ls"}}]}, {"role": "tool", "tool_call_id": "c", "content": "a\nb"}]"#,
+            r#"[{"role": "tool", "parts": [{"type": "tool_call_response", "id": "c", "response": {"k": [1]}}]}]"#,
+            r#"{"messages": [[{"role": "tool", "tool_call_id": "c", "content": "x"}]]}"#,
+            r#"[{"type": "tool", "data": {"content": "x"}}]"#,
+            r#"[{"role": "tool", "x": 1e400}]"#,
+            "not json",
+            "\"[]\"",
+            "null",
+            "3",
+            "",
+            "[",
+        ];
+        let mut fast = 0;
+        for text in cases {
+            let tree = messages::tool_messages(&Value::String(text.to_string()));
+            match read_string(text) {
+                Some(read) => {
+                    assert_eq!(read, tree, "{text}");
+                    fast += 1;
+                }
+                None => assert!(tree.is_ok() || text.contains("1e400"), "{text}: {tree:?}"),
+            }
+        }
+        assert_eq!(fast, 10);
     }
 }

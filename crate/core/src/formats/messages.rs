@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use super::content::{text_of, Content, OPENINFERENCE_REDACTED};
 use super::model::{clean_id, Captured, ToolMessage};
+use super::otel::AttrValue;
 
 /// Reads the tool messages of a model call's input. The input may be a list of messages, an
 /// object holding one (`messages`, `input`), or a string of JSON for either. `Err` says why
@@ -56,6 +57,16 @@ pub(crate) fn tool_messages(input: &Value) -> Result<Vec<ToolMessage>, String> {
         return Ok(read_list(inner));
     }
     Ok(read_list(list))
+}
+
+/// [`tool_messages`] of an attribute: a string holding the input's JSON is read straight
+/// from its text ([`super::message_list::read_string`]) where it can be, without a tree of
+/// the conversation; anything else, and what that reader leaves, as a tree.
+pub(crate) fn tool_messages_of(value: &AttrValue<'_>) -> Result<Vec<ToolMessage>, String> {
+    if let Some(read) = value.as_str().and_then(super::message_list::read_string) {
+        return read;
+    }
+    tool_messages(value.value())
 }
 
 /// Reads the tool messages of already-structured messages (OpenInference's flattened

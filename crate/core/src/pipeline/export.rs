@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::tree;
+use super::MAX_DISTINCT_MESSAGES_PER_TRACE;
 use super::{
     Annotation, Encoding, MalformedExport, ATTR_DETAIL, ATTR_INJECTED, ATTR_JOIN, ATTR_OBSERVED,
     ATTR_STATUS,
@@ -146,8 +147,18 @@ fn file_span(
             batch.held.push(HeldSpan { key, body });
             true
         }
-        Kind::Model(call) => {
+        Kind::Model(mut call) => {
             split.models += 1;
+            // An input of more tool messages than a trace keeps distinct is not kept (see
+            // `TraceState`): dropped here, its measures are not written out and read back
+            // by the trace's state (half the memory of such a request).
+            let carried = call.input.as_ref().map_or(0, Vec::len);
+            if carried > MAX_DISTINCT_MESSAGES_PER_TRACE {
+                call.input = Err(format!(
+                    "not kept: the input carries {carried} tool messages, more than the \
+                     {MAX_DISTINCT_MESSAGES_PER_TRACE} distinct ones the endpoint keeps per trace"
+                ));
+            }
             traces.of(trace_id.as_deref()).models.push((span_id, *call));
             false
         }

@@ -889,6 +889,37 @@ mod tests {
     }
 
     #[test]
+    fn an_input_of_more_messages_than_a_trace_keeps_is_dropped_at_the_split() {
+        let n = MAX_DISTINCT_MESSAGES_PER_TRACE + 1;
+        let results: Vec<(String, String)> =
+            (0..n).map(|k| (format!("c{k}"), k.to_string())).collect();
+        let refs: Vec<(&str, &str)> = results
+            .iter()
+            .map(|(c, r)| (c.as_str(), r.as_str()))
+            .collect();
+        let mut state = TraceState::new("t1");
+        state.ingest(batch(vec![tool("a", "c0", "0", 10)]), 0, 60_000);
+        let b = batch(vec![chat("m", &refs, 20)]);
+        // The measures carry the reason, not 20,001 messages.
+        assert!(
+            b.measures_json().len() < 2000,
+            "{}",
+            b.measures_json().len()
+        );
+        let got = state.ingest(b, 0, 60_000);
+        let a = &got.decisions[0].annotation;
+        assert_eq!(a.status, "incomplete");
+        assert!(
+            a.detail.contains(&format!(
+                "not kept: the input carries {n} tool messages, more than the 20000 distinct ones"
+            )),
+            "{}",
+            a.detail
+        );
+        assert_eq!(state.messages.len(), 0);
+    }
+
+    #[test]
     fn a_damaged_stored_state_is_refused_by_field() {
         let mut state = TraceState::new("t1");
         for s in run_span_by_span(3) {
