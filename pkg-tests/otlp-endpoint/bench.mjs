@@ -196,7 +196,7 @@ for (const calls of [100, 200, 400, 600]) {
 
 console.log('\n| one trace | largest request | worst request | largest stored state | wasm memory growth |');
 console.log('|---|---:|---:|---:|---:|');
-for (const [requests, messages, short] of [[25, 8000, ''], [1, 20000, ''], [1, 60000, 'short']]) {
+for (const [requests, messages, short] of [[25, 8000, ''], [1, 20000, ''], [1, 75000, 'short']]) {
   const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--many-messages', String(requests), String(messages), short], { encoding: 'utf8' }));
   const what = `${requests} request${requests > 1 ? 's' : ''} of a model call carrying ${messages} new ${short ? 'one-line' : '120-byte'} tool results`;
   console.log(`| ${what} | ${(out.bytes / 1048576).toFixed(1)} MiB | ${out.worst.toFixed(0)} ms | ${(out.largest / 1e6).toFixed(1)} MB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB |`);
