@@ -200,7 +200,7 @@ fn span<'a>(
             8 => end = Some(f.fixed64(&path.at("end_time_unix_nano"))?),
             9 => {
                 let kpath = path.at("attributes");
-                attrs.push(attribute(input, f.bytes(&kpath)?, &kpath)?);
+                attrs.push(attribute(input, f.bytes(&kpath)?, &kpath, 0)?);
             }
             11 => {
                 let epath = path.item("events", s.events.len());
@@ -249,7 +249,7 @@ fn event<'a>(
             2 => e.name = Cow::Borrowed(f.str(input, &path.at("name"))?),
             3 => {
                 let kpath = path.at("attributes");
-                attrs.push(attribute(input, f.bytes(&kpath)?, &kpath)?);
+                attrs.push(attribute(input, f.bytes(&kpath)?, &kpath, 0)?);
             }
             _ => {}
         }
@@ -265,11 +265,14 @@ fn event<'a>(
 /// limit (128 levels of JSON, three per `AnyValue`) lets fewer through.
 const MAX_VALUE_DEPTH: usize = 100;
 
-/// A span's or event's attribute (a `KeyValue`), its key and a string value borrowed.
+/// `KeyValue { string key = 1; AnyValue value = 2; }`: a span's or event's attribute, or a
+/// member of a key-value list `depth` arrays and lists deep. Its key and a string value are
+/// borrowed from the input.
 fn attribute<'a>(
     input: &'a [u8],
     range: Range<usize>,
     path: &Path<'_>,
+    depth: usize,
 ) -> Result<(Cow<'a, str>, Attr<'a>), ProtoError> {
     let (mut key, mut value) = (Cow::Borrowed(""), Attr::Json(Value::Null));
     let mut fields = Fields::new(input, range.start, *path);
@@ -283,36 +286,14 @@ fn attribute<'a>(
                 // As `any_value`, the last field of the oneof counts.
                 let mut vf = Fields::new(input, body.start, vpath);
                 vf.end = body.end;
+                value = Attr::Json(Value::Null);
                 while let Some(v) = vf.next()? {
                     if v.number == 1 {
                         value = Attr::text(v.str(input, &vpath)?);
-                    } else if let Some(json) = one_value(input, &v, &vpath, 0)? {
+                    } else if let Some(json) = one_value(input, &v, &vpath, depth)? {
                         value = Attr::Json(json);
                     }
                 }
-            }
-            _ => {}
-        }
-    }
-    Ok((key, value))
-}
-
-/// `KeyValue { string key = 1; AnyValue value = 2; }`
-fn key_value(
-    input: &[u8],
-    range: Range<usize>,
-    path: &Path<'_>,
-    depth: usize,
-) -> Result<(String, Value), ProtoError> {
-    let (mut key, mut value) = (String::new(), Value::Null);
-    let mut fields = Fields::new(input, range.start, *path);
-    fields.end = range.end;
-    while let Some(f) = fields.next()? {
-        match f.number {
-            1 => key = f.string(input, &path.at("key"))?,
-            2 => {
-                let vpath = path.at("value");
-                value = any_value(input, f.bytes(&vpath)?, &vpath, depth)?;
             }
             _ => {}
         }
@@ -376,8 +357,8 @@ fn one_value(
                 if f.number == 5 {
                     items.push(any_value(input, b, path, depth + 1)?);
                 } else {
-                    let (k, v) = key_value(input, b, path, depth + 1)?;
-                    map.insert(k, v);
+                    let (k, v) = attribute(input, b, path, depth + 1)?;
+                    map.insert(k.into_owned(), v.into_value());
                 }
             }
             if f.number == 5 {
