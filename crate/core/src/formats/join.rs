@@ -50,35 +50,82 @@ enum Outcome {
     NoLaterCall,
 }
 
+/// One tool message of a model call's input, as the join reads it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MessageRef<'a> {
+    pub call_id: Option<&'a str>,
+    pub name: Option<&'a str>,
+    pub trailing: bool,
+    /// The message's place in a table of distinct messages, when the inputs are read from one
+    /// (the OTLP pipeline's state): the same place is the same message, so its call id is
+    /// looked up once per distinct message rather than once per input re-listing it.
+    pub distinct: Option<usize>,
+}
+
+/// The model calls as the join reads them. A checked file holds each input whole (a slice
+/// of [`ModelCall`]); the OTLP pipeline's state keeps each distinct tool message once and an
+/// input as runs of them (`pipeline::messages`), and is read through this as it is kept: a
+/// decision there copied every message of every input for the join (two strings each) and
+/// looked up the id of each copy, most of a long run's time (issue 17).
+pub(crate) trait Inputs {
+    fn len(&self) -> usize;
+    fn at(&self, m: usize) -> &SpanRef;
+    /// How many tool messages model call `m`'s input carries, or why it was not captured.
+    fn captured(&self, m: usize) -> Result<usize, &str>;
+    /// Model call `m`'s tool messages in input order (none when it was not captured).
+    fn each<'s>(&'s self, m: usize, f: impl FnMut(MessageRef<'s>));
+    /// The content of tool message `k` of model call `m`'s input, read only for the one a
+    /// tool call received.
+    fn content(&self, m: usize, k: usize) -> &Captured;
+    /// The size of the table [`MessageRef::distinct`] indexes: 0 when there is none.
+    fn distinct(&self) -> usize {
+        0
+    }
+}
+
+impl Inputs for [ModelCall] {
+    fn len(&self) -> usize {
+        <[ModelCall]>::len(self)
+    }
+    fn at(&self, m: usize) -> &SpanRef {
+        &self[m].at
+    }
+    fn captured(&self, m: usize) -> Result<usize, &str> {
+        match &self[m].input {
+            Ok(list) => Ok(list.len()),
+            Err(why) => Err(why),
+        }
+    }
+    #[inline]
+    fn each<'s>(&'s self, m: usize, mut f: impl FnMut(MessageRef<'s>)) {
+        for x in message_list(&self[m]) {
+            f(MessageRef {
+                call_id: x.call_id.as_deref(),
+                name: x.name.as_deref(),
+                trailing: x.trailing,
+                distinct: None,
+            });
+        }
+    }
+    fn content(&self, m: usize, k: usize) -> &Captured {
+        &message_list(&self[m])[k].content
+    }
+}
+
 /// Joins every tool call with what a later model call received, in read order. The tool
 /// calls are taken: their ids, names and status move into the rows, which the report keeps,
 /// rather than being copied there and freed with the collector (copies and frees were a
 /// tenth of the join's time in wasm). The rows are built one at a time as the caller takes
 /// them, never held together: each is consumed while it is still in cache, and a report of
 /// tens of thousands of rows does not first fill fresh memory with all of them.
-pub(crate) fn join(
+pub(crate) fn join<'a, I: Inputs + ?Sized>(
     tools: Vec<ToolCall>,
-    models: &[ModelCall],
-) -> impl Iterator<Item = JoinedRow> + '_ {
-    join_reading(tools, models, move |m, k| {
-        &message_list(&models[m])[k].content
-    })
-}
-
-/// [`join`], with the content of tool message `k` of model call `m` read through `content`
-/// rather than from the message, whose own content is then never read: the content of a
-/// message is needed only for the one received by a tool call, and the OTLP pipeline's
-/// state keeps each distinct message once (see `pipeline::messages`), where building every
-/// input whole with its contents cost a copy of each for every decision.
-pub(crate) fn join_reading<'a>(
-    tools: Vec<ToolCall>,
-    models: &'a [ModelCall],
-    content: impl Fn(usize, usize) -> &'a Captured + 'a,
+    models: &'a I,
 ) -> impl Iterator<Item = JoinedRow> + 'a {
     let outcomes = outcomes(&tools, models);
     tools.into_iter().zip(outcomes).map(move |(tool, outcome)| {
         let (outcome, join) = outcome.unwrap_or((Outcome::NoLaterCall, Join::Unmatched));
-        build(tool, outcome, join, models, &content)
+        build(tool, outcome, join, models)
     })
 }
 
@@ -87,18 +134,16 @@ fn message_list(model: &ModelCall) -> &[super::model::ToolMessage] {
 }
 
 /// Where each tool call's result ended up, and by which key.
-fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Join)>> {
+fn outcomes<I: Inputs + ?Sized>(tools: &[ToolCall], models: &I) -> Vec<Option<(Outcome, Join)>> {
     // Model calls grouped by trace, each group in time order (read order when times are
     // missing): one sort, by trace id and then time. Ids are grouped and looked up by
     // comparison, never hashed: the OTLP endpoint joins ids it did not choose, and a sort or
     // a bisection takes O(n log n) comparisons whatever the ids, where a hash table with a
     // fast hash can be flooded (and std's SipHash hashed every id of every input again).
-    let traces_of = TraceGroups::new(models.iter().map(|m| m.at.trace_id.as_deref()));
-    let mut keyed: Vec<(u32, bool, i128, u64, usize)> = models
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let (none, start, seq) = time_key(&m.at);
+    let traces_of = TraceGroups::new((0..models.len()).map(|m| models.at(m).trace_id.as_deref()));
+    let mut keyed: Vec<(u32, bool, i128, u64, usize)> = (0..models.len())
+        .map(|i| {
+            let (none, start, seq) = time_key(models.at(i));
             (traces_of.group[i], none, start, seq, i)
         })
         .collect();
@@ -125,13 +170,14 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
     // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
     // n tool calls and n model calls cost n^2). Indexed by trace group.
     let mut traces: Vec<TraceIndex<'_>> = Vec::new();
+    let mut memo = Memo::new(models.distinct());
     let (mut rest, mut ids) = (&order[..], &tool_ids[..]);
     while let Some(&first) = rest.first() {
         let group = traces_of.group[first];
         let len = rest.partition_point(|&i| traces_of.group[i] == group);
         let here = ids.partition_point(|x| x.0 == group);
         let trace_ids = ids[..here].iter().map(|x| x.1).collect();
-        traces.push(TraceIndex::new(&rest[..len], models, trace_ids));
+        traces.push(TraceIndex::new(&rest[..len], models, trace_ids, &mut memo));
         (rest, ids) = (&rest[len..], &ids[here..]);
     }
 
@@ -140,9 +186,9 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
     // each message to a tool call (the order join leaves those).
     let mut claimed_at = Vec::with_capacity(models.len());
     let mut total = 0;
-    for m in models {
+    for m in 0..models.len() {
         claimed_at.push(total);
-        total += m.input.as_ref().map_or(0, Vec::len);
+        total += models.captured(m).unwrap_or(0);
     }
     let mut claimed = vec![false; total];
     // Tool calls left for the order join, grouped by their next model call.
@@ -158,16 +204,19 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
 
     for (m, mut group) in by_next {
         in_time_order(&mut group, |t| &tools[t].at);
-        let msgs = models[m].input.as_ref().map_or(&[][..], Vec::as_slice);
         // Unclaimed trailing messages by tool name, each name's in input order (a stable
         // sort), with the next free one of each name at the name's first place in `next`:
         // taking the first free message of a name is a bisection and a step, not a scan and
         // a removal.
         let claimed = &claimed[claimed_at[m]..];
-        let mut free: Vec<(Option<&str>, usize)> = (0..msgs.len())
-            .filter(|&k| msgs[k].trailing && !claimed[k])
-            .map(|k| (msgs[k].name.as_deref(), k))
-            .collect();
+        let mut free: Vec<(Option<&str>, usize)> = Vec::new();
+        let mut k = 0;
+        models.each(m, |x| {
+            if x.trailing && !claimed[k] {
+                free.push((x.name, k));
+            }
+            k += 1;
+        });
         crate::sort::sort_by(&mut free, |a, b| a.0.cmp(&b.0));
         let mut next: Vec<usize> = (0..free.len()).collect();
         let mut take = |t: usize, name| -> bool {
@@ -201,7 +250,7 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
             let why = format!(
                 "the next model call{} has no unclaimed tool message for it after its last \
                  assistant message",
-                at_model(&models[m])
+                at_model(models.at(m))
             );
             outcomes[t] = Some((Outcome::NotReceived(why), Join::Order));
         }
@@ -220,10 +269,10 @@ fn outcomes(tools: &[ToolCall], models: &[ModelCall]) -> Vec<Option<(Outcome, Jo
 /// OTLP check, `finish` stayed within the noise (117 against 122 ms, 6 rounds): what the
 /// split measurably changes is less for V8 to compile (`outcomes` 18.7 -> 15.1 KB; issue 17).
 #[inline(never)]
-fn first_pass(
+fn first_pass<I: Inputs + ?Sized>(
     tool: &ToolCall,
     trace: Option<&TraceIndex<'_>>,
-    models: &[ModelCall],
+    models: &I,
     claimed: &mut [bool],
     claimed_at: &[usize],
 ) -> Result<(Outcome, Join), usize> {
@@ -255,7 +304,7 @@ fn first_pass(
     let later_first = trace.and_then(|x| later.first().map(|p| x.list[p]));
     match later_first {
         None => Ok((Outcome::NoLaterCall, Join::Unmatched)),
-        Some(m) if models[m].input.is_err() => {
+        Some(m) if models.captured(m).is_err() => {
             // Ids would have been the key had the input been captured.
             let key = if tool.call_id.is_some() {
                 Join::ToolCallId
@@ -265,6 +314,44 @@ fn first_pass(
             Ok((Outcome::NotCaptured { model: m }, key))
         }
         Some(m) => Err(m),
+    }
+}
+
+/// The tool call id group (the place in a trace's `tool_ids`) of each distinct message, once
+/// found: for inputs read from a table of distinct messages ([`MessageRef::distinct`]), where
+/// a run's conversation is re-listed by every model call and each copy was looked up again.
+/// Entries are stamped with the trace they were found for, so one table serves every trace.
+struct Memo {
+    /// (trace stamp, group + 1, or 0 for an id no tool call of the trace has).
+    slots: Vec<(u32, u32)>,
+    trace: u32,
+}
+
+impl Memo {
+    fn new(distinct: usize) -> Memo {
+        Memo {
+            slots: vec![(0, 0); distinct],
+            trace: 0,
+        }
+    }
+
+    fn next_trace(&mut self) {
+        self.trace += 1;
+    }
+
+    #[inline]
+    fn group(
+        &mut self,
+        distinct: Option<usize>,
+        find: impl FnOnce() -> Option<usize>,
+    ) -> Option<usize> {
+        let Some(slot) = distinct.and_then(|d| self.slots.get_mut(d)) else {
+            return find();
+        };
+        if slot.0 != self.trace {
+            *slot = (self.trace, find().map_or(0, |g| g as u32 + 1));
+        }
+        (slot.1 as usize).checked_sub(1)
     }
 }
 
@@ -398,34 +485,42 @@ impl Later {
 }
 
 impl<'a> TraceIndex<'a> {
-    fn new(list: &'a [usize], models: &'a [ModelCall], tool_ids: Vec<&'a str>) -> TraceIndex<'a> {
-        let timed = list.partition_point(|&i| models[i].at.times.start.is_some());
+    fn new<I: Inputs + ?Sized>(
+        list: &'a [usize],
+        models: &I,
+        tool_ids: Vec<&'a str>,
+        memo: &mut Memo,
+    ) -> TraceIndex<'a> {
+        let timed = list.partition_point(|&i| models.at(i).times.start.is_some());
         let (mut with_ids, mut uncaptured) = (Vec::new(), Vec::new());
         // (tool call id, position, message), in position order; each id once per position.
         let mut found: Vec<(usize, usize, usize)> = Vec::new();
         let mut last = vec![usize::MAX; tool_ids.len()];
+        memo.next_trace();
         for (p, &i) in list.iter().enumerate() {
-            match &models[i].input {
-                Err(_) => uncaptured.push(p),
-                Ok(msgs) => {
-                    let mut any = false;
-                    for (k, x) in msgs.iter().enumerate() {
-                        let Some(id) = x.call_id.as_deref() else {
-                            continue;
-                        };
-                        any = true;
-                        // An id no tool call has is never asked for.
-                        if let Ok(g) = tool_ids.binary_search_by(|x| str_cmp(x, id)) {
-                            if last[g] != p {
-                                last[g] = p;
-                                found.push((g, p, k));
-                            }
+            if models.captured(i).is_err() {
+                uncaptured.push(p);
+                continue;
+            }
+            let (mut any, mut k) = (false, 0);
+            models.each(i, |x| {
+                if let Some(id) = x.call_id {
+                    any = true;
+                    // An id no tool call has is never asked for.
+                    let group = memo.group(x.distinct, || {
+                        tool_ids.binary_search_by(|x| str_cmp(x, id)).ok()
+                    });
+                    if let Some(g) = group {
+                        if last[g] != p {
+                            last[g] = p;
+                            found.push((g, p, k));
                         }
                     }
-                    if any {
-                        with_ids.push(p);
-                    }
                 }
+                k += 1;
+            });
+            if any {
+                with_ids.push(p);
             }
         }
         // Grouped by id with a counting sort, which keeps each id's positions ascending.
@@ -457,22 +552,22 @@ impl<'a> TraceIndex<'a> {
 
     /// The model calls later than `tool`: started at or after it ended when both have
     /// times, else read after it.
-    fn later(&self, tool: &ToolCall, models: &[ModelCall]) -> Later {
+    fn later<I: Inputs + ?Sized>(&self, tool: &ToolCall, models: &I) -> Later {
         let seq = tool.at.seq;
         let untimed =
-            self.timed + self.list[self.timed..].partition_point(|&i| models[i].at.seq <= seq);
+            self.timed + self.list[self.timed..].partition_point(|&i| models.at(i).seq <= seq);
         let mut ranges = Vec::new();
         match tool.at.times.end.or(tool.at.times.start) {
             Some(done) => {
                 let from = self.list[..self.timed]
-                    .partition_point(|&i| models[i].at.times.start.is_some_and(|s| s < done));
+                    .partition_point(|&i| models.at(i).times.start.is_some_and(|s| s < done));
                 ranges.push((from, self.timed));
             }
             // A tool call without times against timed model calls: read order decides, and
             // the timed list is not in read order, so it is filtered (the one case that scans).
             None => {
                 for p in 0..self.timed {
-                    if models[self.list[p]].at.seq > seq {
+                    if models.at(self.list[p]).seq > seq {
                         match ranges.last_mut() {
                             Some((_, end)) if *end == p => *end = p + 1,
                             _ => ranges.push((p, p + 1)),
@@ -521,21 +616,20 @@ fn in_time_order<'a>(indexes: &mut [usize], at: impl Fn(usize) -> &'a SpanRef) {
     }
 }
 
-fn at_model(model: &ModelCall) -> String {
-    match &model.at.span_id {
+fn at_model(at: &SpanRef) -> String {
+    match &at.span_id {
         Some(id) => format!(" ({id})"),
-        None => format!(" (at {})", model.at.entry),
+        None => format!(" (at {})", at.entry),
     }
 }
 
 // Never inlined, as `first_pass` (see there): the loop that takes the rows runs once.
 #[inline(never)]
-fn build<'a>(
+fn build<I: Inputs + ?Sized>(
     tool: ToolCall,
     outcome: Outcome,
     join: Join,
-    models: &[ModelCall],
-    content: &dyn Fn(usize, usize) -> &'a Captured,
+    models: &I,
 ) -> JoinedRow {
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
@@ -562,8 +656,8 @@ fn build<'a>(
     let mut injected_content: Option<&Content> = None;
     match outcome {
         Outcome::Received { model, message } => {
-            let m = &models[model];
-            match content(model, message) {
+            let m = models.at(model);
+            match models.content(model, message) {
                 Captured::Text(c) => {
                     injected = Some((c.bytes, Some(c.sha256.hex()), Some(c.preview.clone())));
                     injected_content = Some(c);
@@ -575,11 +669,10 @@ fn build<'a>(
             }
         }
         Outcome::NotCaptured { model } => {
-            let m = &models[model];
-            let why = m.input.as_ref().err().map_or("", String::as_str);
+            let why = models.captured(model).err().unwrap_or("");
             notes.push(format!(
                 "not_captured: the input of the later model call{}: {why}",
-                at_model(m)
+                at_model(models.at(model))
             ));
         }
         Outcome::NotReceived(why) => {
@@ -802,7 +895,7 @@ mod tests {
                 let why = format!(
                     "the next model call{} has no unclaimed tool message for it after its last \
                      assistant message",
-                    at_model(&models[m])
+                    at_model(&models[m].at)
                 );
                 outcomes[t] = Some((Outcome::NotReceived(why), Join::Order));
             }
@@ -813,9 +906,7 @@ mod tests {
             .zip(outcomes)
             .map(|(tool, outcome)| {
                 let (outcome, join) = outcome.unwrap_or((Outcome::NoLaterCall, Join::Unmatched));
-                build(tool.clone(), outcome, join, models, &|m, k| {
-                    &message_list(&models[m])[k].content
-                })
+                build(tool.clone(), outcome, join, models)
             })
             .collect()
     }
@@ -957,7 +1048,7 @@ mod tests {
         ) {
             let (tools, models) = calls(&entries, ids_on);
             prop_assert_eq!(
-                join(tools.clone(), &models).collect::<Vec<_>>(),
+                join(tools.clone(), &models[..]).collect::<Vec<_>>(),
                 naive_join(&tools, &models)
             );
         }

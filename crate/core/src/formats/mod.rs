@@ -87,7 +87,8 @@ pub(crate) mod otlp_proto;
 pub(crate) mod pipeline_parts {
     #[cfg(test)]
     pub(crate) use super::content::Content;
-    pub(crate) use super::join_reading_into;
+    pub(crate) use super::join::{Inputs, MessageRef};
+    pub(crate) use super::join_into;
     pub(crate) use super::model::{Captured, ModelCall, SpanRef, ToolCall, ToolMessage};
     pub(crate) use super::otel::OtelSpan;
     pub(crate) use super::otlp::{is_request, read_span};
@@ -106,7 +107,7 @@ use serde_json::Value;
 use crate::error::Coded;
 pub use crate::record::Layout;
 use crate::record::Sink;
-use model::{Captured, ModelCall, SpanRef, Times, ToolCall};
+use model::{ModelCall, SpanRef, Times, ToolCall};
 
 pub use convert::{convert_to_spans, Conversion};
 pub use part::{PartError, PartReader};
@@ -277,7 +278,7 @@ impl Collector {
     /// Joins and hands every tool call to the sink, in read order.
     pub fn finish(self, sink: &mut dyn Sink) -> Vec<String> {
         memo::forget();
-        for row in join::join(self.tools, &self.models) {
+        for row in join::join(self.tools, &self.models[..]) {
             sink.row(row.entry, row.record, row.provenance);
         }
         ["gen_ai", "openinference", "ai_sdk"]
@@ -288,18 +289,16 @@ impl Collector {
     }
 }
 
-/// Joins `tools` with `models` and hands each row to the sink, as [`Collector::finish`]
-/// does, with the content of tool message `k` of model call `m` read through `content`
-/// (see [`join::join_reading`]): the OTLP pipeline's state, whose model calls' messages
-/// are built for the join without their contents.
-pub(crate) fn join_reading_into<'a>(
+/// Joins `tools` with `models` read through [`join::Inputs`] and hands each row to the sink,
+/// as [`Collector::finish`] does: the OTLP pipeline's state, whose model calls' inputs are
+/// runs of a table of distinct tool messages, read as they are kept.
+pub(crate) fn join_into<I: join::Inputs + ?Sized>(
     tools: Vec<ToolCall>,
-    models: &'a [ModelCall],
-    content: impl Fn(usize, usize) -> &'a Captured + 'a,
+    models: &I,
     sink: &mut dyn Sink,
 ) {
     memo::forget();
-    for row in join::join_reading(tools, models, content) {
+    for row in join::join(tools, models) {
         sink.row(row.entry, row.record, row.provenance);
     }
 }

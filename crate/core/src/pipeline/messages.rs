@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::formats::pipeline_parts::{Captured, ToolMessage};
+use crate::formats::pipeline_parts::{Captured, MessageRef, ToolMessage};
 use crate::hash::Digest;
 
 /// The content of a message that is not there (see [`Messages::content`]).
@@ -136,13 +136,25 @@ impl Messages {
         })
     }
 
-    /// An input's tool messages for the join, in input order, each without its content
-    /// (`Missing` with an empty reason, which allocates nothing): the join reads a
-    /// message's content only for the one a tool call received, through [`Messages::content`].
-    /// A copy of every content for every decision was most of a decision's time and memory
-    /// (80 MiB of wasm memory at 600 calls re-listed).
-    pub fn expand_for_join(&self, runs: &[Run]) -> Vec<ToolMessage> {
-        self.expand_with(runs, |_| Captured::Missing(String::new()))
+    /// An input's tool messages for the join, in input order, each with its place in the
+    /// table (read as kept: a copy of every message of every input for each decision was
+    /// most of a long run's time; see `formats::join::Inputs`). Runs past the table give
+    /// nothing (a stored state is checked with [`Messages::holds`] before use).
+    pub fn each<'s>(&'s self, runs: &[Run], mut f: impl FnMut(MessageRef<'s>)) {
+        for &Run(from, len, trailing) in runs {
+            let (from, len) = (from as usize, len as usize);
+            let Some(list) = self.list.get(from..from.saturating_add(len)) else {
+                continue;
+            };
+            for (i, m) in list.iter().enumerate() {
+                f(MessageRef {
+                    call_id: m.call_id.as_deref(),
+                    name: m.name.as_deref(),
+                    trailing,
+                    distinct: Some(from + i),
+                });
+            }
+        }
     }
 
     /// The content of message `k` of the input made of `runs` (the join asks only for
@@ -164,21 +176,13 @@ impl Messages {
     /// An input's tool messages again, in input order.
     #[cfg(test)]
     pub fn expand(&self, runs: &[Run]) -> Vec<ToolMessage> {
-        self.expand_with(runs, |m| m.content.clone())
-    }
-
-    fn expand_with(
-        &self,
-        runs: &[Run],
-        content: impl Fn(&Message) -> Captured,
-    ) -> Vec<ToolMessage> {
         let mut out = Vec::with_capacity(runs.iter().map(Run::len).sum());
         for &Run(from, len, trailing) in runs {
             let (from, len) = (from as usize, len as usize);
             out.extend(self.list[from..from + len].iter().map(|m| ToolMessage {
                 call_id: m.call_id.clone(),
                 name: m.name.clone(),
-                content: content(m),
+                content: m.content.clone(),
                 trailing,
             }));
         }

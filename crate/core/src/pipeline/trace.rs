@@ -23,7 +23,7 @@ use super::messages::{Message, Messages, Run, NONE};
 use super::{Annotation, TraceBatch};
 use crate::check::{CheckOptions, ReportBuilder, RowRef, Status};
 use crate::formats::pipeline_parts::{
-    join_reading_into, ModelCall, SpanRef, ToolCall, ToolMessage,
+    self as parts, join_into, Captured, MessageRef, ModelCall, SpanRef, ToolCall, ToolMessage,
 };
 
 /// Tool and model calls one trace may hold.
@@ -362,26 +362,12 @@ impl TraceState {
             return Vec::new();
         }
         let tools = self.tools.iter().map(|t| t.call.clone()).collect();
-        // The inputs for this join only, their contents read from the table.
-        let models: Vec<ModelCall> = self
-            .models
-            .iter()
-            .map(|m| ModelCall {
-                at: m.at.clone(),
-                input: m
-                    .input
-                    .as_ref()
-                    .map(|runs| self.messages.expand_for_join(runs))
-                    .map_err(Clone::clone),
-            })
-            .collect();
-        let (messages, stored) = (&self.messages, &self.models);
-        let content = |m: usize, k: usize| match &stored[m].input {
-            Ok(runs) => messages.content(runs, k),
-            Err(_) => &NONE,
+        let models = Inputs {
+            models: &self.models,
+            messages: &self.messages,
         };
         let mut builder = ReportBuilder::new("otlp", CheckOptions::default());
-        join_reading_into(tools, &models, content, &mut builder);
+        join_into(tools, &models, &mut builder);
         let report = builder.finish();
         let rows: BTreeMap<u64, RowRef<'_>> = report.rows.iter().map(|r| (r.line, r)).collect();
         let mut out = Vec::new();
@@ -432,6 +418,42 @@ impl TraceState {
             expired_at_deadline: self.expired,
             over_limit: self.overflow,
         }
+    }
+}
+
+/// The state's model calls as the join reads them: each input as the runs of the message
+/// table it is kept as, never copied out (see [`parts::Inputs`]).
+struct Inputs<'a> {
+    models: &'a [Model],
+    messages: &'a Messages,
+}
+
+impl parts::Inputs for Inputs<'_> {
+    fn len(&self) -> usize {
+        self.models.len()
+    }
+    fn at(&self, m: usize) -> &SpanRef {
+        &self.models[m].at
+    }
+    fn captured(&self, m: usize) -> Result<usize, &str> {
+        match &self.models[m].input {
+            Ok(runs) => Ok(runs.iter().map(Run::len).sum()),
+            Err(why) => Err(why),
+        }
+    }
+    fn each<'s>(&'s self, m: usize, f: impl FnMut(MessageRef<'s>)) {
+        if let Ok(runs) = &self.models[m].input {
+            self.messages.each(runs, f);
+        }
+    }
+    fn content(&self, m: usize, k: usize) -> &Captured {
+        match &self.models[m].input {
+            Ok(runs) => self.messages.content(runs, k),
+            Err(_) => &NONE,
+        }
+    }
+    fn distinct(&self) -> usize {
+        self.messages.len()
     }
 }
 
