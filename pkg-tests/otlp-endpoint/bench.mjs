@@ -76,7 +76,7 @@ function longRun(calls) {
     return Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }));
   };
   const messages = [{ role: 'user', parts: [{ type: 'text', content: 'go' }] }];
-  let total = 0, last = 0, largest = 0, decided = 0;
+  let total = 0, last = 0, largest = 0, decided = 0, joined = 0;
   const send = (body) => {
     const t0 = performance.now();
     const split = otlpSplit(body, 'json');
@@ -86,6 +86,7 @@ function longRun(calls) {
       const held = new Map(part.held.map((h) => [h.key, h.body]));
       for (const d of got.decisions) if (held.has(d.key)) otlpAnnotate(held.get(d.key), 'json', d.annotation);
       decided += got.decisions.length;
+      joined += got.decisions.filter((d) => d.annotation.status !== 'incomplete').length;
     }
     last = performance.now() - t0;
     total += last;
@@ -99,7 +100,7 @@ function longRun(calls) {
   }
   send(request('chat', [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(messages))]));
   trace.free();
-  return { total, last, largest, decided };
+  return { total, last, largest, decided, joined };
 }
 
 /**
@@ -128,6 +129,44 @@ function manyMessages(requests, messages, short) {
   }
   trace.free();
   return { worst, largest, bytes };
+}
+
+/**
+ * One trace whose model calls pick their tool messages out of order: the first carries
+ * `distinct` one-line results, each of the next `requests - 1` carries `messages` of them,
+ * every other one (each a run of its own in the state's table). Per request: split, ingest,
+ * `toJson`. The worst request, the largest state.
+ */
+function scattered(requests, messages, distinct) {
+  const traceId = hex(16);
+  const trace = new OtlpTrace(traceId);
+  let worst = 0, largest = 0, bytes = 0;
+  for (let r = 0; r < requests; r++) {
+    const ids = r === 0 ? Array.from({ length: distinct }, (_, i) => i) : Array.from({ length: messages }, (_, i) => (2 * i + r) % distinct);
+    const input = ids.map((i) => ({ role: 'tool', parts: [{ type: 'tool_call_response', id: `m${i}`, response: `r${i}` }] }));
+    const spans = [
+      { traceId, spanId: hex(8), name: 'execute_tool x', startTimeUnixNano: String(1e18 + 10 * r), endTimeUnixNano: String(1e18 + 10 * r + 1), attributes: [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', `m${r}`), kv('gen_ai.tool.call.result', 'z')] },
+      { traceId, spanId: hex(8), name: 'chat', startTimeUnixNano: String(1e18 + 10 * r + 5), endTimeUnixNano: String(1e18 + 10 * r + 6), attributes: [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(input))] },
+    ];
+    const body = Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
+    bytes = Math.max(bytes, body.length);
+    const t0 = performance.now();
+    for (const part of otlpSplit(body, 'json').traces) {
+      trace.ingest(part.measures, 0, 30000);
+      largest = Math.max(largest, trace.toJson().length);
+    }
+    worst = Math.max(worst, performance.now() - t0);
+  }
+  trace.free();
+  return { worst, largest, bytes };
+}
+
+const scatteredAt = process.argv.indexOf('--scattered');
+if (scatteredAt > 0) {
+  const [requests, messages, distinct] = process.argv.slice(scatteredAt + 1).map(Number);
+  const r = scattered(requests, messages, distinct);
+  console.log(JSON.stringify({ ...r, wasmGrowth: memory() - startMemory }));
+  process.exit(0);
 }
 
 const manyAt = process.argv.indexOf('--many-messages');
@@ -187,11 +226,11 @@ for (const encoding of ['protobuf', 'json']) {
   console.log(`\nwasm memory growth for one ${(out.bytes / 1048576).toFixed(2)} MiB ${encoding} request (split, join, annotate; fresh process): ${(out.wasmGrowth / 1048576).toFixed(1)} MiB`);
 }
 
-console.log('\n| run sent span by span | requests | all requests | last request | largest stored state | wasm memory growth | tool spans decided |');
-console.log('|---|---:|---:|---:|---:|---:|---:|');
-for (const calls of [100, 200, 400, 600]) {
+console.log('\n| run sent span by span | requests | all requests | last request | largest stored state | wasm memory growth | tool spans decided | joined (not `incomplete`) |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+for (const calls of [100, 200, 400, 600, 1000, 1400]) {
   const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--long-run', String(calls)], { encoding: 'utf8' }));
-  console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${out.last.toFixed(1)} ms | ${(out.largest / 1024).toFixed(0)} KiB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB | ${out.decided} |`);
+  console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${out.last.toFixed(1)} ms | ${(out.largest / 1024).toFixed(0)} KiB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB | ${out.decided} | ${out.joined} |`);
 }
 
 console.log('\n| one trace | largest request | worst request | largest stored state | wasm memory growth |');
@@ -199,5 +238,10 @@ console.log('|---|---:|---:|---:|---:|');
 for (const [requests, messages, short] of [[25, 8000, ''], [1, 20000, ''], [1, 75000, 'short']]) {
   const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--many-messages', String(requests), String(messages), short], { encoding: 'utf8' }));
   const what = `${requests} request${requests > 1 ? 's' : ''} of a model call carrying ${messages} new ${short ? 'one-line' : '120-byte'} tool results`;
+  console.log(`| ${what} | ${(out.bytes / 1048576).toFixed(1)} MiB | ${out.worst.toFixed(0)} ms | ${(out.largest / 1e6).toFixed(1)} MB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB |`);
+}
+{
+  const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--scattered', '101', '10000', '20000'], { encoding: 'utf8' }));
+  const what = '1 request of a model call carrying 20000 new one-line tool results, then 100 of one carrying 10000 of them out of order (every other one)';
   console.log(`| ${what} | ${(out.bytes / 1048576).toFixed(1)} MiB | ${out.worst.toFixed(0)} ms | ${(out.largest / 1e6).toFixed(1)} MB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB |`);
 }

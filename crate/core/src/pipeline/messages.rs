@@ -127,6 +127,21 @@ impl Messages {
         i
     }
 
+    /// Forgets the messages from `len` on (added for an input that was then not kept).
+    pub fn truncate(&mut self, len: usize) {
+        while self.list.len() > len {
+            let Some(m) = self.list.pop() else { break };
+            let key = key_of(&m.call_id, &m.content);
+            let at = self.list.len() as u32;
+            if let Some(same) = self.index.get_mut(&key) {
+                same.retain(|&i| i != at);
+                if same.is_empty() {
+                    self.index.remove(&key);
+                }
+            }
+        }
+    }
+
     /// Whether every run lies inside the table (a stored state is checked before use).
     pub fn holds(&self, runs: &[Run]) -> bool {
         runs.iter().all(|r| {

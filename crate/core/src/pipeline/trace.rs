@@ -31,21 +31,30 @@ pub const MAX_CALLS_PER_TRACE: usize = 20_000;
 
 /// Tool messages the model calls' inputs of one trace may carry in all (each counted in
 /// every input that re-lists it), and distinct ones the trace may keep. A decision joins
-/// every call of the trace, so its work and memory grow with the first: 200,000 (a run of
-/// about 630 tool calls sent span by span, each model call re-listing the conversation) is
-/// about 30 ms and 50 MiB of wasm memory for the request decided (a 600-call run's last:
-/// 31 ms, 45 MiB; pkg-tests/otlp-endpoint/bench.mjs). The stored state and the table grow
-/// with the second (each distinct message some 450 bytes of JSON): 20,000, as many as the
-/// calls a trace holds. Model calls carrying 8,000 distinct messages each reached 366 MiB of
-/// wasm memory and a 75 MB state in 25 requests under the first bound alone; a Worker has
-/// 128 MB. An input past either is not kept: the model call is held as uncaptured, saying
-/// why, so the tool calls it would have answered are `incomplete` with that reason rather
-/// than joined with a later one.
-pub const MAX_MESSAGES_PER_TRACE: usize = 200_000;
+/// every call of the trace, reading each input's runs of the message table (a step per
+/// message carried, its id looked up once per distinct message), so its work and memory grow
+/// with the first: 1,000,000 (a run of about 1,400 tool calls sent span by span, each model
+/// call re-listing the conversation) is about 75 ms and 27 MiB of wasm memory for the
+/// request decided on this 2-core machine on 2026-12-04 (pkg-tests/otlp-endpoint/bench.mjs;
+/// the bound was 200,000 while each decision copied every input out, which took as long at
+/// a 600-call run, with 47 MiB). The stored state and the table grow with the second (each
+/// distinct message some 450 bytes of JSON): 20,000, as many as the calls a trace holds.
+/// Model calls carrying 8,000 distinct messages each reached 366 MiB of wasm memory and a
+/// 75 MB state in 25 requests under the first bound alone; a Worker has 128 MB. An input
+/// past either is not kept: the model call is held as uncaptured, saying why, so the tool
+/// calls it would have answered are `incomplete` with that reason rather than joined with a
+/// later one.
+pub const MAX_MESSAGES_PER_TRACE: usize = 1_000_000;
 /// Distinct tool messages one trace may keep (see [`MAX_MESSAGES_PER_TRACE`]). An input of
 /// more messages than this is dropped by the split already (`export::file_span`), before its
 /// measures are written out and read back.
 pub const MAX_DISTINCT_MESSAGES_PER_TRACE: usize = 20_000;
+/// Runs of the message table one trace's kept inputs may take in all (see
+/// [`super::messages::Run`]). A conversation re-listed is one or two runs per model call, so
+/// this never binds a real run; inputs that pick their messages out of order (each message a
+/// run of its own) reached 1,000,000 runs under the carried bound: a 20 MB state and 87 MB
+/// of wasm memory (a Worker has 128 MB). At this bound such a trace stores about 4 MB of runs.
+pub const MAX_RUNS_PER_TRACE: usize = 200_000;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Tool {
@@ -86,8 +95,13 @@ pub struct TraceState {
     /// [`MAX_MESSAGES_PER_TRACE`]); counted again when a stored state is read.
     #[serde(skip)]
     carried: usize,
+    /// Runs the kept inputs take (see [`MAX_RUNS_PER_TRACE`]); counted again on reading.
+    #[serde(skip)]
+    runs: usize,
     #[serde(skip)]
     max_messages: usize,
+    #[serde(skip)]
+    max_runs: usize,
     #[serde(skip)]
     max_distinct: usize,
 }
@@ -162,7 +176,9 @@ impl TraceState {
             expired: 0,
             overflow: 0,
             carried: 0,
+            runs: 0,
             max_messages: MAX_MESSAGES_PER_TRACE,
+            max_runs: MAX_RUNS_PER_TRACE,
             max_distinct: MAX_DISTINCT_MESSAGES_PER_TRACE,
         }
     }
@@ -176,7 +192,7 @@ impl TraceState {
         let stored: Stored = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
         let mut messages = Messages::from_list(stored.messages);
         let mut models = Vec::with_capacity(stored.models.len());
-        let mut carried = 0;
+        let (mut carried, mut kept_runs) = (0, 0);
         for (i, m) in stored.models.into_iter().enumerate() {
             let input = match (m.runs, m.input) {
                 (Some(Ok(runs)), _) if !messages.holds(&runs) => {
@@ -188,6 +204,7 @@ impl TraceState {
             };
             if let Ok(runs) = &input {
                 carried += runs.iter().map(Run::len).sum::<usize>();
+                kept_runs += runs.len();
             }
             models.push(Model { at: m.at, input });
         }
@@ -202,7 +219,9 @@ impl TraceState {
             expired: stored.expired,
             overflow: stored.overflow,
             carried,
+            runs: kept_runs,
             max_messages: MAX_MESSAGES_PER_TRACE,
+            max_runs: MAX_RUNS_PER_TRACE,
             max_distinct: MAX_DISTINCT_MESSAGES_PER_TRACE,
         })
     }
@@ -270,8 +289,22 @@ impl TraceState {
                             ))
                         }
                         Ok(msgs) => {
-                            self.carried += msgs.len();
-                            Ok(self.messages.runs_of(msgs))
+                            let (carried, table) = (msgs.len(), self.messages.len());
+                            let runs = self.messages.runs_of(msgs);
+                            if self.runs + runs.len() > self.max_runs {
+                                // The messages it added go again: nothing refers to them.
+                                self.messages.truncate(table);
+                                Err(format!(
+                                    "not kept: the trace's model inputs list their tool \
+                                     messages out of the order first seen too often (kept as \
+                                     more than {} runs of it), the endpoint's limit per trace",
+                                    self.max_runs
+                                ))
+                            } else {
+                                self.carried += carried;
+                                self.runs += runs.len();
+                                Ok(runs)
+                            }
                         }
                         Err(why) => Err(why),
                     };
@@ -997,6 +1030,45 @@ mod tests {
                 got[t].detail
             );
         }
+    }
+
+    #[test]
+    fn inputs_past_the_run_limit_are_not_kept_and_say_so() {
+        let mut state = TraceState::new("t1");
+        state.max_runs = 7;
+        let r = |c: &'static str| (c, "result");
+        let all = [r("c0"), r("c1"), r("c2"), r("c3"), r("c4"), r("c5")];
+        let spans = [
+            vec![chat("m0", &all, 10)],
+            // Every other message: three runs (4 in all).
+            vec![
+                tool("t1", "c0", "result", 100),
+                chat("m1", &[r("c0"), r("c2"), r("c4")], 150),
+            ],
+            // Four more runs (the new message is the table's next, after c5): 8, past 7.
+            vec![
+                tool("t2", "c1", "result", 200),
+                chat("m2", &[r("c1"), r("c3"), r("c5"), r("new"), r("c0")], 250),
+            ],
+        ];
+        let mut got = BTreeMap::new();
+        for request in spans {
+            for d in state.ingest(batch(request), 0, 60_000).decisions {
+                got.insert(d.key, d.annotation);
+            }
+            let back = TraceState::from_json(&state.to_json()).unwrap();
+            assert_eq!((back.runs, back.carried), (state.runs, state.carried));
+        }
+        assert_eq!(state.runs, 4);
+        // The input not kept added nothing to the table.
+        assert_eq!(state.messages.len(), 6);
+        assert_eq!(got["t1"].status, "ok");
+        assert_eq!(got["t2"].status, "incomplete");
+        assert!(
+            got["t2"].detail.contains("more than 7 runs"),
+            "{}",
+            got["t2"].detail
+        );
     }
 
     #[test]
