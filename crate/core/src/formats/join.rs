@@ -1047,10 +1047,55 @@ mod tests {
             ids_on in any::<bool>(),
         ) {
             let (tools, models) = calls(&entries, ids_on);
-            prop_assert_eq!(
-                join(tools.clone(), &models[..]).collect::<Vec<_>>(),
-                naive_join(&tools, &models)
-            );
+            let rows = join(tools.clone(), &models[..]).collect::<Vec<_>>();
+            prop_assert_eq!(&rows, &naive_join(&tools, &models));
+            // Read as from a table of distinct messages, the same rows.
+            prop_assert_eq!(join(tools, &Tabled::new(&models)).collect::<Vec<_>>(), rows);
+        }
+    }
+
+    /// The same model calls read as the OTLP pipeline's state reads its inputs, from a table
+    /// of distinct messages: a message's place is that of its call id in one table for every
+    /// trace (the generated traces share ids), so the join's memo of an id's place among a
+    /// trace's tool ids must not carry one trace's answer into the next.
+    struct Tabled<'a> {
+        models: &'a [ModelCall],
+        ids: Vec<&'a str>,
+    }
+
+    impl<'a> Tabled<'a> {
+        fn new(models: &'a [ModelCall]) -> Tabled<'a> {
+            let mut ids: Vec<&str> = models
+                .iter()
+                .flat_map(|m| message_list(m).iter().filter_map(|x| x.call_id.as_deref()))
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            Tabled { models, ids }
+        }
+    }
+
+    impl Inputs for Tabled<'_> {
+        fn len(&self) -> usize {
+            self.models.len()
+        }
+        fn at(&self, m: usize) -> &SpanRef {
+            &self.models[m].at
+        }
+        fn captured(&self, m: usize) -> Result<usize, &str> {
+            self.models.captured(m)
+        }
+        fn each<'s>(&'s self, m: usize, mut f: impl FnMut(MessageRef<'s>)) {
+            self.models.each(m, |x| {
+                let distinct = x.call_id.and_then(|id| self.ids.binary_search(&id).ok());
+                f(MessageRef { distinct, ..x })
+            });
+        }
+        fn content(&self, m: usize, k: usize) -> &Captured {
+            self.models.content(m, k)
+        }
+        fn distinct(&self) -> usize {
+            self.ids.len()
         }
     }
 }
