@@ -281,13 +281,11 @@ fn first_pass<I: Inputs + ?Sized>(
     if let (Some(id), true, Some(x)) = (&tool.call_id, ids_in_use, trace) {
         // The first later model call whose captured input carries the id; failing that,
         // the first later one whose input was not captured.
-        let (positions, messages) = x.carrying(id);
-        let found = later.first_in(positions);
+        let found = later.first_in_stretches(x.carrying(id));
         let uncaptured = later.first_in(&x.uncaptured);
         let outcome = match (found, uncaptured) {
-            (Some(at), _) => {
-                let model = x.list[positions[at]];
-                let message = messages[at];
+            (Some((at, message)), _) => {
+                let model = x.list[at];
                 claimed[claimed_at[model] + message] = true;
                 Outcome::Received { model, message }
             }
@@ -369,12 +367,24 @@ struct TraceIndex<'a> {
     uncaptured: Vec<usize>,
     /// The call ids of the trace's tool calls, sorted, each once.
     tool_ids: Vec<&'a str>,
-    /// Per tool call id (by its place in `tool_ids`), the positions in `list` (ascending) whose
-    /// captured input carries it, and beside each, the index of the first tool message with
-    /// that id in that input: `id_positions[starts[g]..starts[g + 1]]` for the id `g`.
+    /// Per tool call id (by its place in `tool_ids`), the positions in `list` whose captured
+    /// input carries it, with the index of the first tool message with that id in that input,
+    /// as stretches of consecutive positions with the same index, ascending:
+    /// `stretches[starts[g]..starts[g + 1]]` for the id `g`. A run re-listing its conversation
+    /// carries an id at the same index in every later input: one stretch, where a list of
+    /// positions held one entry per input re-listing it (12 MB in a decision at 1,000,000
+    /// messages carried).
     starts: Vec<usize>,
-    id_positions: Vec<usize>,
-    id_messages: Vec<usize>,
+    stretches: Vec<Stretch>,
+}
+
+/// Positions `from..to` of a trace's time-ordered model calls, whose inputs all carry one id
+/// first at tool message `message`.
+#[derive(Debug, Clone, Copy)]
+struct Stretch {
+    from: usize,
+    to: usize,
+    message: usize,
 }
 
 /// The traces of the model calls, numbered: model call `i` is in trace `group[i]`, and the
@@ -482,6 +492,15 @@ impl Later {
             positions.get(i).is_some_and(|&p| p < b).then_some(i)
         })
     }
+    /// The first position inside these ranges, in range order, that one of `stretches`
+    /// (ascending, disjoint) holds, and that stretch's message.
+    fn first_in_stretches(&self, stretches: &[Stretch]) -> Option<(usize, usize)> {
+        self.ranges.iter().find_map(|&(a, b)| {
+            let s = stretches.get(stretches.partition_point(|s| s.to <= a))?;
+            let p = s.from.max(a);
+            (p < b).then_some((p, s.message))
+        })
+    }
 }
 
 impl<'a> TraceIndex<'a> {
@@ -493,9 +512,10 @@ impl<'a> TraceIndex<'a> {
     ) -> TraceIndex<'a> {
         let timed = list.partition_point(|&i| models.at(i).times.start.is_some());
         let (mut with_ids, mut uncaptured) = (Vec::new(), Vec::new());
-        // (tool call id, position, message), in position order; each id once per position.
-        let mut found: Vec<(usize, usize, usize)> = Vec::new();
-        let mut last = vec![usize::MAX; tool_ids.len()];
+        // (tool call id, stretch), in position order; each id once per position: the id's
+        // open stretch (`open[g]`, in `found`) ends at a position once the id is seen there.
+        let mut found: Vec<(usize, Stretch)> = Vec::new();
+        let mut open = vec![usize::MAX; tool_ids.len()];
         memo.next_trace();
         for (p, &i) in list.iter().enumerate() {
             if models.captured(i).is_err() {
@@ -511,9 +531,18 @@ impl<'a> TraceIndex<'a> {
                         tool_ids.binary_search_by(|x| str_cmp(x, id)).ok()
                     });
                     if let Some(g) = group {
-                        if last[g] != p {
-                            last[g] = p;
-                            found.push((g, p, k));
+                        match found.get_mut(open[g]) {
+                            Some((_, s)) if s.to == p + 1 => {}
+                            Some((_, s)) if s.to == p && s.message == k => s.to = p + 1,
+                            _ => {
+                                open[g] = found.len();
+                                let s = Stretch {
+                                    from: p,
+                                    to: p + 1,
+                                    message: k,
+                                };
+                                found.push((g, s));
+                            }
                         }
                     }
                 }
@@ -532,10 +561,14 @@ impl<'a> TraceIndex<'a> {
             starts[g + 1] += starts[g];
         }
         let mut fill = starts.clone();
-        let (mut id_positions, mut id_messages) = (vec![0; found.len()], vec![0; found.len()]);
-        for (g, p, k) in found {
-            id_positions[fill[g]] = p;
-            id_messages[fill[g]] = k;
+        let none = Stretch {
+            from: 0,
+            to: 0,
+            message: 0,
+        };
+        let mut stretches = vec![none; found.len()];
+        for (g, s) in found {
+            stretches[fill[g]] = s;
             fill[g] += 1;
         }
         TraceIndex {
@@ -545,8 +578,7 @@ impl<'a> TraceIndex<'a> {
             uncaptured,
             tool_ids,
             starts,
-            id_positions,
-            id_messages,
+            stretches,
         }
     }
 
@@ -586,15 +618,11 @@ impl<'a> TraceIndex<'a> {
         self.with_ids.get(i).is_some_and(|&p| p < b)
     }
 
-    /// The positions (ascending) of the model calls whose captured input carries `id`, and
-    /// beside each, the index of its first tool message with that id.
-    fn carrying(&self, id: &str) -> (&[usize], &[usize]) {
+    /// The stretches of positions whose captured input carries `id` (see `stretches`).
+    fn carrying(&self, id: &str) -> &[Stretch] {
         match self.tool_ids.binary_search_by(|x| str_cmp(x, id)) {
-            Ok(g) => {
-                let range = self.starts[g]..self.starts[g + 1];
-                (&self.id_positions[range.clone()], &self.id_messages[range])
-            }
-            Err(_) => (&[], &[]),
+            Ok(g) => &self.stretches[self.starts[g]..self.starts[g + 1]],
+            Err(_) => &[],
         }
     }
 }
