@@ -104,19 +104,18 @@ function longRun(calls) {
 }
 
 /**
- * One trace of `requests` requests, each a tool span and a model call whose input carries
- * `messages` tool messages none carried before (`short`: one-line results, else 120 bytes).
- * Per request: split, ingest, `toJson`. The worst request, the largest state.
+ * One trace of `requests` requests, each a tool span (call id `callOf(r)`) and a model call
+ * whose input carries the tool messages `inputOf(r)`. Per request: split, ingest, `toJson`.
+ * The worst request, the largest state, the largest request.
  */
-function manyMessages(requests, messages, short) {
+function modelCallRequests(requests, inputOf, callOf) {
   const traceId = hex(16);
   const trace = new OtlpTrace(traceId);
   let worst = 0, largest = 0, bytes = 0;
   for (let r = 0; r < requests; r++) {
-    const input = Array.from({ length: messages }, (_, i) => ({ role: 'tool', parts: [{ type: 'tool_call_response', id: `m${r}_${i}`, response: short ? `${i}` : `result ${r} ${i} ${'y'.repeat(100)}` }] }));
     const spans = [
-      { traceId, spanId: hex(8), name: 'execute_tool x', startTimeUnixNano: String(1e18 + 10 * r), endTimeUnixNano: String(1e18 + 10 * r + 1), attributes: [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', `m${r}_0`), kv('gen_ai.tool.call.result', 'z')] },
-      { traceId, spanId: hex(8), name: 'chat', startTimeUnixNano: String(1e18 + 10 * r + 5), endTimeUnixNano: String(1e18 + 10 * r + 6), attributes: [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(input))] },
+      { traceId, spanId: hex(8), name: 'execute_tool x', startTimeUnixNano: String(1e18 + 10 * r), endTimeUnixNano: String(1e18 + 10 * r + 1), attributes: [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', callOf(r)), kv('gen_ai.tool.call.result', 'z')] },
+      { traceId, spanId: hex(8), name: 'chat', startTimeUnixNano: String(1e18 + 10 * r + 5), endTimeUnixNano: String(1e18 + 10 * r + 6), attributes: [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(inputOf(r)))] },
     ];
     const body = Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
     bytes = Math.max(bytes, body.length);
@@ -131,35 +130,28 @@ function manyMessages(requests, messages, short) {
   return { worst, largest, bytes };
 }
 
+const toolMessage = (id, response) => ({ role: 'tool', parts: [{ type: 'tool_call_response', id, response }] });
+
 /**
- * One trace whose model calls pick their tool messages out of order: the first carries
- * `distinct` one-line results, each of the next `requests - 1` carries `messages` of them,
- * every other one (each a run of its own in the state's table). Per request: split, ingest,
- * `toJson`. The worst request, the largest state.
+ * Each model call carries `messages` tool messages none carried before (`short`: one-line
+ * results, else 120 bytes).
  */
-function scattered(requests, messages, distinct) {
-  const traceId = hex(16);
-  const trace = new OtlpTrace(traceId);
-  let worst = 0, largest = 0, bytes = 0;
-  for (let r = 0; r < requests; r++) {
-    const ids = r === 0 ? Array.from({ length: distinct }, (_, i) => i) : Array.from({ length: messages }, (_, i) => (2 * i + r) % distinct);
-    const input = ids.map((i) => ({ role: 'tool', parts: [{ type: 'tool_call_response', id: `m${i}`, response: `r${i}` }] }));
-    const spans = [
-      { traceId, spanId: hex(8), name: 'execute_tool x', startTimeUnixNano: String(1e18 + 10 * r), endTimeUnixNano: String(1e18 + 10 * r + 1), attributes: [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', `m${r}`), kv('gen_ai.tool.call.result', 'z')] },
-      { traceId, spanId: hex(8), name: 'chat', startTimeUnixNano: String(1e18 + 10 * r + 5), endTimeUnixNano: String(1e18 + 10 * r + 6), attributes: [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(input))] },
-    ];
-    const body = Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
-    bytes = Math.max(bytes, body.length);
-    const t0 = performance.now();
-    for (const part of otlpSplit(body, 'json').traces) {
-      trace.ingest(part.measures, 0, 30000);
-      largest = Math.max(largest, trace.toJson().length);
-    }
-    worst = Math.max(worst, performance.now() - t0);
-  }
-  trace.free();
-  return { worst, largest, bytes };
-}
+const manyMessages = (requests, messages, short) => modelCallRequests(
+  requests,
+  (r) => Array.from({ length: messages }, (_, i) => toolMessage(`m${r}_${i}`, short ? `${i}` : `result ${r} ${i} ${'y'.repeat(100)}`)),
+  (r) => `m${r}_0`,
+);
+
+/**
+ * Model calls that pick their tool messages out of order: the first carries `distinct`
+ * one-line results, each later one `messages` of them, every other one (each a run of its
+ * own in the state's table).
+ */
+const scattered = (requests, messages, distinct) => modelCallRequests(
+  requests,
+  (r) => (r === 0 ? Array.from({ length: distinct }, (_, i) => i) : Array.from({ length: messages }, (_, i) => (2 * i + r) % distinct)).map((i) => toolMessage(`m${i}`, `r${i}`)),
+  (r) => `m${r}`,
+);
 
 const scatteredAt = process.argv.indexOf('--scattered');
 if (scatteredAt > 0) {

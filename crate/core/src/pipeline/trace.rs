@@ -34,10 +34,10 @@ pub const MAX_CALLS_PER_TRACE: usize = 20_000;
 /// every call of the trace, reading each input's runs of the message table (a step per
 /// message carried, its id looked up once per distinct message), so its work and memory grow
 /// with the first: 1,000,000 (a run of about 1,400 tool calls sent span by span, each model
-/// call re-listing the conversation) is about 75 ms and 27 MiB of wasm memory for the
+/// call re-listing the conversation) is about 50 ms and 9 MiB of wasm memory for the
 /// request decided on this 2-core machine on 2026-12-04 (pkg-tests/otlp-endpoint/bench.mjs;
-/// the bound was 200,000 while each decision copied every input out, which took as long at
-/// a 600-call run, with 47 MiB). The stored state and the table grow with the second (each
+/// the bound was 200,000 while each decision copied every input out, which took 71-75 ms
+/// and 47 MiB at a 600-call run). The stored state and the table grow with the second (each
 /// distinct message some 450 bytes of JSON): 20,000, as many as the calls a trace holds.
 /// Model calls carrying 8,000 distinct messages each reached 366 MiB of wasm memory and a
 /// 75 MB state in 25 requests under the first bound alone; a Worker has 128 MB. An input
