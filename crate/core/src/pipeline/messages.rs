@@ -129,10 +129,9 @@ impl Messages {
 
     /// Forgets the messages from `len` on (added for an input that was then not kept).
     pub fn truncate(&mut self, len: usize) {
-        while self.list.len() > len {
-            let Some(m) = self.list.pop() else { break };
+        let gone = self.list.split_off(len.min(self.list.len()));
+        for (at, m) in (len as u32..).zip(gone) {
             let key = key_of(&m.call_id, &m.content);
-            let at = self.list.len() as u32;
             if let Some(same) = self.index.get_mut(&key) {
                 same.retain(|&i| i != at);
                 if same.is_empty() {

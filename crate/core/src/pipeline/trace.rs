@@ -395,7 +395,7 @@ impl TraceState {
             return Vec::new();
         }
         let tools = self.tools.iter().map(|t| t.call.clone()).collect();
-        let models = Inputs {
+        let models = Kept {
             models: &self.models,
             messages: &self.messages,
         };
@@ -456,12 +456,12 @@ impl TraceState {
 
 /// The state's model calls as the join reads them: each input as the runs of the message
 /// table it is kept as, never copied out (see [`parts::Inputs`]).
-struct Inputs<'a> {
+struct Kept<'a> {
     models: &'a [Model],
     messages: &'a Messages,
 }
 
-impl parts::Inputs for Inputs<'_> {
+impl parts::Inputs for Kept<'_> {
     fn len(&self) -> usize {
         self.models.len()
     }
