@@ -8,9 +8,11 @@
 //   node pkg-tests/otlp-endpoint/bench.mjs
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { initSync, otlpSplit, otlpAnnotate, OtlpTrace } from 'toolslice/web';
+import * as web from 'toolslice/web';
+import { MemoryStorage, TraceKeeper } from 'toolslice/otlp/keeper.js';
 import { pb } from './encode.mjs';
 
+const { initSync, otlpSplit, otlpAnnotate, OtlpTrace } = web;
 const wasm = initSync({ module: readFileSync(new URL('../node_modules/toolslice/toolslice_bg.wasm', import.meta.url)) });
 const memory = () => wasm.memory.buffer.byteLength;
 const startMemory = memory();
@@ -62,13 +64,11 @@ const LARGEST = [512, 9 * 1024];
 
 /**
  * One agent run of `calls` tool calls as an exporter with a simple span processor sends it:
- * each span in a request of its own, each model call's input re-listing the conversation.
- * Per request, the endpoint's work on it in the core: split, the trace's ingest, the
- * state written for storage (`toJson`), annotation of what was decided.
+ * each span in a request of its own (the bodies, in order), each model call's input
+ * re-listing the conversation.
  */
-function longRun(calls) {
+function* runRequests(calls) {
   const traceId = hex(16);
-  const trace = new OtlpTrace(traceId);
   let t = 10n ** 18n;
   const request = (name, attributes) => {
     t += 1000n;
@@ -76,11 +76,29 @@ function longRun(calls) {
     return Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }));
   };
   const messages = [{ role: 'user', parts: [{ type: 'text', content: 'go' }] }];
+  for (let i = 0; i < calls; i++) {
+    const id = `call_${i}`, result = `line ${i}\n`.repeat(40);
+    messages.push({ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'read_file', arguments: { n: i } }] });
+    yield request('chat', [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(messages))]);
+    yield request('execute_tool read_file', [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', id), kv('gen_ai.tool.call.result', result)]);
+    messages.push({ role: 'tool', parts: [{ type: 'tool_call_response', id, response: result }] });
+  }
+  yield request('chat', [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(messages))]);
+}
+
+/**
+ * A long run (see `runRequests`). Per request, the endpoint's work on it in the core: split,
+ * the trace's ingest, the state written for storage (`toJson`), annotation of what was
+ * decided.
+ */
+function longRun(calls) {
+  let trace = null;
   let total = 0, last = 0, largest = 0, decided = 0, joined = 0;
-  const send = (body) => {
+  for (const body of runRequests(calls)) {
     const t0 = performance.now();
     const split = otlpSplit(body, 'json');
     for (const part of split.traces) {
+      trace ??= new OtlpTrace(part.traceId);
       const got = trace.ingest(part.measures, 0, 30000);
       largest = Math.max(largest, trace.toJson().length);
       const held = new Map(part.held.map((h) => [h.key, h.body]));
@@ -90,17 +108,53 @@ function longRun(calls) {
     }
     last = performance.now() - t0;
     total += last;
-  };
-  for (let i = 0; i < calls; i++) {
-    const id = `call_${i}`, result = `line ${i}\n`.repeat(40);
-    messages.push({ role: 'assistant', parts: [{ type: 'tool_call', id, name: 'read_file', arguments: { n: i } }] });
-    send(request('chat', [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(messages))]));
-    send(request('execute_tool read_file', [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.id', id), kv('gen_ai.tool.call.result', result)]));
-    messages.push({ role: 'tool', parts: [{ type: 'tool_call_response', id, response: result }] });
   }
-  send(request('chat', [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.input.messages', JSON.stringify(messages))]));
   trace.free();
   return { total, last, largest, decided, joined };
+}
+
+/** The endpoint's storage, counting what each request writes of a trace's state. */
+class CountingStorage extends MemoryStorage {
+  written = 0;
+  keys = 0;
+  async put(key, value) {
+    const entries = typeof key === 'object' ? Object.entries(key) : [[key, value]];
+    for (const [k, v] of entries) {
+      if (k.startsWith('held:') || k.startsWith('out:') || k === 'refused') continue;
+      this.written += typeof v === 'string' ? v.length : JSON.stringify(v).length;
+      this.keys += 1;
+    }
+    return super.put(key, value);
+  }
+}
+
+/**
+ * A long run through the endpoint's trace keeper (crate/wasm/js/otlp/keeper.js) on the Node
+ * endpoint's in-memory storage, the upstream answering at once: per request, split, the
+ * keeper's ingest (the core's ingest, the state saved, decided spans annotated and
+ * forwarded). What the saves write of the trace's state (characters and keys), in all and
+ * for the last request, and the time of all requests.
+ */
+async function storedRun(calls) {
+  const storage = new CountingStorage();
+  let keeper = null, total = 0, forwarded = 0;
+  let lastChars = 0, lastKeys = 0;
+  for (const body of runRequests(calls)) {
+    const [chars, keys] = [storage.written, storage.keys];
+    const t0 = performance.now();
+    const split = otlpSplit(body, 'json');
+    for (const part of split.traces) {
+      keeper ??= new TraceKeeper({
+        api: web, traceId: part.traceId, storage, deadlineMs: 30000, now: () => 0, setAlarm: async () => {},
+        forward: async () => { forwarded += 1; return new Response('{}', { status: 200 }); },
+      });
+      await keeper.ingest(part.measures, part.held, split.encoding);
+    }
+    total += performance.now() - t0;
+    [lastChars, lastKeys] = [storage.written - chars, storage.keys - keys];
+  }
+  const summary = await keeper.summary();
+  return { total, written: storage.written, keys: storage.keys, lastChars, lastKeys, state: keeper.trace.toJson().length, decided: summary.decided, forwarded };
 }
 
 /**
@@ -169,6 +223,12 @@ if (manyAt > 0) {
   process.exit(0);
 }
 
+const storedAt = process.argv.indexOf('--stored');
+if (storedAt > 0) {
+  console.log(JSON.stringify(await storedRun(Number(process.argv[storedAt + 1]))));
+  process.exit(0);
+}
+
 // In a fresh process: one long run, and the memory it took.
 const runAt = process.argv.indexOf('--long-run');
 if (runAt > 0) {
@@ -223,6 +283,13 @@ console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const calls of [100, 200, 400, 600, 1000, 1400]) {
   const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--long-run', String(calls)], { encoding: 'utf8' }));
   console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${out.last.toFixed(1)} ms | ${(out.largest / 1024).toFixed(0)} KiB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB | ${out.decided} | ${out.joined} |`);
+}
+
+console.log('\n| run sent span by span, through the keeper | requests | all requests | state written, all requests | state written, last request | keys written, last request | final state | tool spans decided |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+for (const calls of [100, 400, 1000, 1400]) {
+  const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--stored', String(calls)], { encoding: 'utf8' }));
+  console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${(out.written / 1e6).toFixed(1)} MB | ${(out.lastChars / 1024).toFixed(0)} KiB | ${out.lastKeys} | ${(out.state / 1024).toFixed(0)} KiB | ${out.decided} |`);
 }
 
 console.log('\n| one trace | largest request | worst request | largest stored state | wasm memory growth |');

@@ -260,6 +260,14 @@ impl OtlpTrace {
         self.state.to_json()
     }
 
+    /// `toJson()` cut into pieces where its content says (each at most 60,000 UTF-8 bytes):
+    /// joined, they are `toJson()`; after a request, most are the pieces of the state saved
+    /// before it, so storage that keeps pieces by key writes only the new ones.
+    #[wasm_bindgen(js_name = toJsonPieces)]
+    pub fn to_json_pieces(&self) -> Vec<String> {
+        self.state.to_json_pieces()
+    }
+
     /// Takes one request's batch of this trace (`OtlpTraceBatch.measures`); returns the held
     /// spans taken and the verdicts now known.
     pub fn ingest(

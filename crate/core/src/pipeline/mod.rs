@@ -24,6 +24,7 @@
 
 mod export;
 mod messages;
+mod pieces;
 mod trace;
 mod transcode;
 mod tree;
@@ -35,6 +36,7 @@ use serde::{Deserialize, Serialize};
 pub use export::{
     annotate, error_body, merge, split_export, split_export_for, HeldSpan, Split, TraceBatch,
 };
+pub use pieces::MAX_PIECE_BYTES;
 pub use trace::{
     Decision, Ingested, TraceState, TraceSummary, MAX_CALLS_PER_TRACE,
     MAX_DISTINCT_MESSAGES_PER_TRACE, MAX_MESSAGES_PER_TRACE,

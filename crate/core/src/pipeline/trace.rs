@@ -187,6 +187,17 @@ impl TraceState {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// [`TraceState::to_json`] cut into pieces where its content says (see
+    /// [`super::pieces`]): joined, they are that JSON; a save after a request is mostly the
+    /// pieces of the save before.
+    pub fn to_json_pieces(&self) -> Vec<String> {
+        let json = self.to_json();
+        super::pieces::cut(&json)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
     pub fn from_json(text: &str) -> Result<TraceState, super::MalformedExport> {
         let bad = |e: String| super::MalformedExport(format!("stored trace state: {e}"));
         let stored: Stored = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;

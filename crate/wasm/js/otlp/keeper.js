@@ -3,10 +3,12 @@
 // object's durable storage, the deadline its alarm) and the Node endpoint (a Map and a
 // timer). Every decision is the core's (`OtlpTrace`); this file stores bytes and retries.
 //
-// Storage keys: `state` (the core's trace state, JSON; or, for a large one, `{ gen, pieces }`
-// naming the keys `state:<gen>:<i>` that hold it in pieces), `held:<key>` (a held span: a
-// one-span export request and its encoding), `out:<n>` (annotated requests not yet accepted
-// by the upstream). Nothing leaves storage before the upstream has taken it.
+// Storage keys: `state` (the core's trace state, JSON; or, for a large one, `{ parts }` naming
+// in order the keys `part:<n>` that hold it in pieces; see `saveState`), `held:<key>` (a held
+// span: a one-span export request and its encoding), `out:<n>` (annotated requests not yet
+// accepted by the upstream). Nothing leaves storage before the upstream has taken it.
+// (`state` as `{ gen, pieces }`, naming `state:<gen>:<i>`, is how an earlier version stored a
+// large state; it is read, and replaced at the next save.)
 
 /** How long to wait before retrying an upstream that refused or was unreachable. */
 export const RETRY_MS = 2000;
@@ -18,13 +20,16 @@ export const IDLE_MS = 10 * 60 * 1000;
 /** The upstream answers that mean "later" (the OTLP spec's retryable statuses). */
 export const RETRYABLE = [429, 502, 503, 504];
 /**
- * The longest piece of a trace's state stored under one key. A Durable Object's value is at
- * most 128 KiB (key-value storage) or 2 MB (SQLite storage), and V8 stores a string of
- * non-Latin-1 text at two bytes a character; a trace's state can be larger (20,000 calls,
- * the core's limit, about 13 MB of JSON: SQLITE_TOOBIG in workerd, and 503 for every later
- * request of the trace).
+ * The longest piece of a trace's state stored under one key: the core cuts its state
+ * (`toJsonPieces`) into pieces of at most 60,000 UTF-8 bytes, so at most as many UTF-16
+ * units. A Durable Object's value is at most 128 KiB (key-value storage) or 2 MB (SQLite
+ * storage), and V8 stores a string of non-Latin-1 text at two bytes a character; a trace's
+ * state can be larger (20,000 calls, the core's limit, about 13 MB of JSON: SQLITE_TOOBIG
+ * in workerd, and 503 for every later request of the trace, when it was stored whole).
  */
 export const STATE_PIECE_CHARS = 60_000;
+/** A state up to this long is stored whole under `state`; a longer one in pieces. */
+export const STATE_WHOLE_CHARS = 16_384;
 
 export class TraceKeeper {
   /**
@@ -55,9 +60,19 @@ export class TraceKeeper {
   async load() {
     if (this.trace) return this.trace;
     const saved = await this.storage.get('state');
-    // The pieces of the generation last written (see `saveState`).
-    this.statePieces = saved && typeof saved === 'object' ? saved : null;
-    const json = this.statePieces ? await readPieces(this.storage, this.statePieces) : saved;
+    // What the stored state's save wrote (see `saveState`).
+    this.stored = null;
+    let json = saved;
+    if (saved && Array.isArray(saved.parts)) {
+      const texts = await readKeys(this.storage, saved.parts);
+      const pieces = new Map(texts.map((text, i) => [printOf(text), { text, key: saved.parts[i] }]));
+      this.stored = { pieces, keys: saved.parts, next: nextPart(saved.parts) };
+      json = texts.join('');
+    } else if (saved && typeof saved === 'object') {
+      const old = Array.from({ length: saved.pieces }, (_, i) => `state:${saved.gen}:${i}`);
+      this.stored = { old };
+      json = (await readKeys(this.storage, old)).join('');
+    }
     this.trace = json ? this.api.OtlpTrace.fromJson(json) : new this.api.OtlpTrace(this.traceId);
     const outs = await this.storage.list({ prefix: 'out:' });
     for (const k of outs.keys()) this.outSeq = Math.max(this.outSeq, Number(k.slice(4)) + 1);
@@ -132,12 +147,12 @@ export class TraceKeeper {
       if (key in writes) delete writes[key];
       else gone.push(key);
     }
-    const pieces = this.saveState(writes, gone);
+    const stored = this.saveState(writes, gone);
     try {
-      if (pieces) {
+      if (stored) {
         // The pieces of a state go before the `state` key that names them (each put of at
-        // most 128 keys is atomic; the puts together are not): a write cut short leaves the
-        // state stored before it whole.
+        // most 128 keys is atomic; the puts together are not), and never under a key the
+        // stored state names: a write cut short leaves the state stored before it whole.
         const state = writes.state;
         delete writes.state;
         await putAll(this.storage, writes);
@@ -153,7 +168,7 @@ export class TraceKeeper {
       this.trace = null;
       throw err;
     }
-    this.statePieces = pieces;
+    this.stored = stored;
     if (gone.length) await deleteAll(this.storage, gone);
     const delivered = await this.flush();
     const due = this.trace.nextDue();
@@ -164,25 +179,45 @@ export class TraceKeeper {
   }
 
   /**
-   * Puts the trace's state into `writes` (under `state`, or in pieces of a new generation
-   * when it is long) and the keys of the pieces it replaces into `gone`; returns what `state`
-   * names, or null.
+   * Puts the trace's state into `writes`: whole under `state` when short, else its pieces
+   * not stored yet under new `part:<n>` keys, and `state` = `{ parts }` naming all its
+   * pieces in order; puts the keys of stored pieces it no longer uses into `gone`; returns
+   * what the stored state will be.
+   *
+   * The core cuts the state where its content says (`toJsonPieces`; see the core's
+   * `pipeline::pieces`), so after a request most pieces are the ones stored before: a run of
+   * 1,400 tool calls sent span by span wrote its whole state, up to 1.9 MB, after each of its
+   * 2,801 requests (2.7 GB in all); see BENCHMARKS.md for what it writes now.
    */
   saveState(writes, gone) {
-    const json = this.trace.toJson();
-    const old = this.statePieces;
-    if (old) for (let i = 0; i < old.pieces; i++) gone.push(`state:${old.gen}:${i}`);
-    if (json.length <= STATE_PIECE_CHARS) {
-      writes.state = json;
-      return null;
+    const texts = this.trace.toJsonPieces();
+    const old = this.stored;
+    let stored = null;
+    if (texts.reduce((n, t) => n + t.length, 0) <= STATE_WHOLE_CHARS) {
+      writes.state = texts.join('');
+    } else {
+      // The stored pieces and those of this save, by `printOf`; the text decides.
+      const was = old?.pieces ?? new Map();
+      const pieces = new Map();
+      const keys = [];
+      let next = old?.next ?? 0;
+      for (const text of texts) {
+        const print = printOf(text);
+        let entry = [pieces.get(print), was.get(print)].find((e) => e?.text === text);
+        if (!entry) {
+          entry = { text, key: `part:${next++}` };
+          writes[entry.key] = text;
+        }
+        if (!pieces.has(print)) pieces.set(print, entry);
+        keys.push(entry.key);
+      }
+      writes.state = { parts: keys };
+      stored = { pieces, keys, next };
     }
-    const gen = (old?.gen ?? 0) + 1;
-    const pieces = Math.ceil(json.length / STATE_PIECE_CHARS);
-    for (let i = 0; i < pieces; i++) {
-      writes[`state:${gen}:${i}`] = json.slice(i * STATE_PIECE_CHARS, (i + 1) * STATE_PIECE_CHARS);
-    }
-    writes.state = { gen, pieces };
-    return writes.state;
+    const kept = new Set(stored?.keys);
+    if (old?.keys) for (const key of new Set(old.keys)) if (!kept.has(key)) gone.push(key);
+    if (old?.old) gone.push(...old.old);
+    return stored;
   }
 
   /** Forwards the outbox, one request per encoding; true when it is empty afterwards. */
@@ -218,19 +253,36 @@ export class TraceKeeper {
   }
 }
 
-/** A state stored in pieces (see `TraceKeeper.saveState`), joined again. */
-async function readPieces(storage, { gen, pieces }) {
-  const keys = Array.from({ length: pieces }, (_, i) => `state:${gen}:${i}`);
-  const parts = [];
+/** The stored values of `keys` (strings), in order. */
+async function readKeys(storage, keys) {
+  const texts = [];
   for (let i = 0; i < keys.length; i += 128) {
     const got = await storage.get(keys.slice(i, i + 128));
     for (const k of keys.slice(i, i + 128)) {
       const piece = got.get(k);
       if (typeof piece !== 'string') throw new Error(`stored trace state: ${k} is missing`);
-      parts.push(piece);
+      texts.push(piece);
     }
   }
-  return parts.join('');
+  return texts;
+}
+
+/** The first `part:<n>` key past those of `keys`. */
+function nextPart(keys) {
+  let next = 0;
+  for (const k of keys) next = Math.max(next, Number(k.slice('part:'.length)) + 1);
+  return next;
+}
+
+/**
+ * A number that tells most pieces apart: a piece's length and a hash of its last 64
+ * characters (a piece ends where the core's rolling hash of its last bytes said). Pieces
+ * with the same number are compared whole.
+ */
+function printOf(text) {
+  let h = 0;
+  for (let i = Math.max(0, text.length - 64); i < text.length; i++) h = (Math.imul(h, 0x01000193) + text.charCodeAt(i)) | 0;
+  return (h >>> 0) * 65536 + (text.length & 0xffff);
 }
 
 // The Durable Object storage API takes at most 128 keys per call.

@@ -1,0 +1,147 @@
+//! A trace state's JSON cut into pieces where its content says, for storage that keeps each
+//! piece under a key of its own and writes only the pieces it has not stored before.
+//!
+//! A trace's state grows with its calls, and each request changes little of it (a tool or
+//! model call appended, a span decided, a counter), but the JSON was stored whole after every
+//! request: a run of 1,400 tool calls sent span by span wrote up to 1.9 MB after each of its
+//! 2,801 requests, 2.7 GB in all. Cut every N bytes, an insertion would shift every later
+//! piece; cut where a rolling hash of the last [`WINDOW`] bytes says, text that is the same
+//! as before and far enough from a change is cut the same way, so its pieces are the ones
+//! stored before (content-defined chunking, as rsync and backup tools cut files).
+
+/// The longest piece, in bytes (so at most as many UTF-16 units in JavaScript, two bytes
+/// each in V8's strings): a Durable Object's value is at most 128 KiB.
+pub const MAX_PIECE_BYTES: usize = 60_000;
+/// The shortest piece but the last; past it a cut comes about every 8,192 bytes.
+const MIN_PIECE_BYTES: usize = 2048;
+/// The bytes the rolling hash covers. Long, because the state's records end alike
+/// (`..."due_ms":null},{"key":"`): with a 32-byte window most places hashed the same few
+/// ways, and most pieces reached the longest.
+const WINDOW: usize = 128;
+const BASE: u32 = 0x0100_0193;
+/// A cut where the top 13 bits of the hash are zero: about one place in 8,192. (The top bits,
+/// into which every product of the sum carries.)
+const MASK: u32 = 0xfff8_0000;
+
+/// `text` cut into pieces: each at most [`MAX_PIECE_BYTES`] (plus the rest of a character
+/// the limit falls in), each but the last at least [`MIN_PIECE_BYTES`], each ending where
+/// the hash of its last [`WINDOW`] bytes has the [`MASK`] bits zero, or at the longest.
+/// Work linear in `text`.
+pub fn cut(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let base_pow_window = (0..WINDOW).fold(1u32, |p, _| p.wrapping_mul(BASE));
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while bytes.len() - start > MIN_PIECE_BYTES {
+        let end = bytes.len().min(start + MAX_PIECE_BYTES);
+        // h = sum of b[j] * BASE^(i - j) over the window ending at i (mod 2^32).
+        let from = start + MIN_PIECE_BYTES - WINDOW;
+        let mut h = 0u32;
+        for &b in &bytes[from..from + WINDOW] {
+            h = h.wrapping_mul(BASE).wrapping_add(u32::from(b));
+        }
+        // The first place a cut may be, then each later one (a byte in, a byte out).
+        let mut at = from + WINDOW;
+        if h & MASK != 0 {
+            at = end;
+            let ins = &bytes[from + WINDOW..end];
+            let outs = &bytes[from..end - WINDOW];
+            for (k, (&b_in, &b_out)) in ins.iter().zip(outs).enumerate() {
+                h = h
+                    .wrapping_mul(BASE)
+                    .wrapping_add(u32::from(b_in))
+                    .wrapping_sub(u32::from(b_out).wrapping_mul(base_pow_window));
+                if h & MASK == 0 {
+                    at = from + WINDOW + k + 1;
+                    break;
+                }
+            }
+        }
+        // A piece is text: never inside a character.
+        while !text.is_char_boundary(at) {
+            at += 1;
+        }
+        pieces.push(&text[start..at]);
+        start = at;
+    }
+    if start < bytes.len() {
+        pieces.push(&text[start..]);
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text like a state's: records that end alike, each with its own id and digest.
+    fn records(n: usize, from: usize) -> String {
+        let mut s = String::from("{\"tools\":[");
+        for i in from..from + n {
+            s.push_str(&format!(
+                "{{\"key\":\"{i:016x}\",\"sha256\":\"{}\",\"preview\":\"line {i}\\nline {i}\\n\",\"due_ms\":null}},",
+                crate::hash::sha256_hex(i.to_string().as_bytes())
+            ));
+        }
+        s.push_str("]}");
+        s
+    }
+
+    #[test]
+    fn pieces_join_to_the_text_within_their_bounds() {
+        for text in [
+            String::new(),
+            "x".repeat(MIN_PIECE_BYTES),
+            "x".repeat(MIN_PIECE_BYTES + 1),
+            "x".repeat(5 * MAX_PIECE_BYTES + 7),
+            "é😀".repeat(40_000),
+            records(3000, 0),
+        ] {
+            let pieces = cut(&text);
+            assert_eq!(pieces.concat(), text);
+            for (i, p) in pieces.iter().enumerate() {
+                assert!(p.len() < MAX_PIECE_BYTES + 4, "piece {i}: {}", p.len());
+                if i + 1 < pieces.len() {
+                    assert!(p.len() >= MIN_PIECE_BYTES, "piece {i}: {}", p.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_state_is_cut_by_its_content_not_every_max_bytes() {
+        let text = records(3000, 0);
+        let pieces = cut(&text);
+        let longest = pieces.iter().filter(|p| p.len() == MAX_PIECE_BYTES).count();
+        // About 10 KB on average (8,192 past the 2,048 shortest).
+        let mean = text.len() / pieces.len();
+        assert!((5_000..20_000).contains(&mean), "mean piece {mean} bytes");
+        assert!(
+            longest * 10 < pieces.len(),
+            "{longest} of {} at the longest",
+            pieces.len()
+        );
+    }
+
+    #[test]
+    fn a_change_leaves_the_pieces_far_from_it_as_they_were() {
+        // Records appended at the end, and one inserted near the start: the pieces between
+        // are the ones cut before.
+        let before = records(3000, 0);
+        let mut after = records(3100, 0);
+        after.insert_str(5000, "{\"key\":\"inserted\"},");
+        let old: std::collections::HashSet<&str> = cut(&before).into_iter().collect();
+        let new = cut(&after);
+        let fresh: usize = new
+            .iter()
+            .filter(|p| !old.contains(*p))
+            .map(|p| p.len())
+            .sum();
+        // What was added (100 records, about 15 KB) and a piece or two around each change.
+        assert!(
+            fresh < 80_000,
+            "{fresh} of {} bytes in pieces not stored before",
+            after.len()
+        );
+    }
+}
