@@ -285,11 +285,11 @@ for (const calls of [100, 200, 400, 600, 1000, 1400]) {
   console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${out.last.toFixed(1)} ms | ${(out.largest / 1024).toFixed(0)} KiB | ${(out.wasmGrowth / 1048576).toFixed(0)} MiB | ${out.decided} | ${out.joined} |`);
 }
 
-console.log('\n| run sent span by span, through the keeper | requests | all requests | state written, all requests | state written, last request | keys written, last request | final state | tool spans decided |');
+console.log('\n| run sent span by span, through the keeper | requests | all requests | state written, all requests | state written, last request | keys written, all requests | final state | tool spans decided |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const calls of [100, 400, 1000, 1400]) {
   const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--stored', String(calls)], { encoding: 'utf8' }));
-  console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${(out.written / 1e6).toFixed(1)} MB | ${(out.lastChars / 1024).toFixed(0)} KiB | ${out.lastKeys} | ${(out.state / 1024).toFixed(0)} KiB | ${out.decided} |`);
+  console.log(`| ${calls} tool calls | ${2 * calls + 1} | ${(out.total / 1000).toFixed(2)} s | ${(out.written / 1e6).toFixed(1)} MB | ${(out.lastChars / 1024).toFixed(0)} KiB | ${out.keys} | ${(out.state / 1024).toFixed(0)} KiB | ${out.decided} |`);
 }
 
 console.log('\n| one trace | largest request | worst request | largest stored state | wasm memory growth |');

@@ -20,7 +20,8 @@ const WINDOW: usize = 64;
 /// A cut where the top 12 bits of the hash are zero: about one place in 4,096.
 const MASK: u64 = 0xfff0_0000_0000_0000;
 /// A pseudo-random value per byte (splitmix64 from a constant): the same cuts in every
-/// build and process, so a state read back from storage is cut as it was stored.
+/// build and process, so a keeper started afresh on a stored state (a Durable Object
+/// evicted) finds the stored pieces in its next save.
 const GEAR: [u64; 256] = {
     let mut gear = [0u64; 256];
     let mut x: u64 = 0;
