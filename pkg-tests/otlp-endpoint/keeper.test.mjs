@@ -67,8 +67,9 @@ test('a write that fails loses nothing: the retried request is taken from the st
 async function storedState(storage) {
   const state = await storage.get('state');
   if (typeof state === 'string') return state;
-  const got = await storage.get(state.parts);
-  return state.parts.map((k) => got.get(k)).join('');
+  const keys = state.parts.map((n) => `part:${n}`);
+  const got = await storage.get(keys);
+  return keys.map((k) => got.get(k)).join('');
 }
 
 /** Storage that counts the characters written under `part:` keys. */
@@ -115,7 +116,7 @@ test('a long state is stored in pieces, and a save writes only the pieces not st
   assert.ok(Array.isArray(state.parts) && state.parts.length > 10, `${state.parts?.length} parts`);
   // Nothing stored but the pieces the state names, each at most a piece long.
   const keys = [...(await storage.list({ prefix: 'part:' })).keys()];
-  assert.deepEqual(keys.sort(), [...new Set(state.parts)].sort());
+  assert.deepEqual(keys.sort(), [...new Set(state.parts)].map((n) => `part:${n}`).sort());
   for (const key of keys) assert.ok((await storage.get(key)).length <= STATE_PIECE_CHARS);
   // Each request (a tool call or a model call appended, a span decided, a counter) wrote a
   // few pieces of the state, not all of it.

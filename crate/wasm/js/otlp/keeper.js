@@ -3,8 +3,9 @@
 // object's durable storage, the deadline its alarm) and the Node endpoint (a Map and a
 // timer). Every decision is the core's (`OtlpTrace`); this file stores bytes and retries.
 //
-// Storage keys: `state` (the core's trace state, JSON; or, for a large one, `{ parts }` naming
-// in order the keys `part:<n>` that hold it in pieces; see `saveState`), `held:<key>` (a held
+// Storage keys: `state` (the core's trace state, JSON; or, for a large one, `{ parts }`: the
+// numbers n, in order, of the keys `part:<n>` that hold it in pieces; see `saveState`),
+// `held:<key>` (a held
 // span: a one-span export request and its encoding), `out:<n>` (annotated requests not yet
 // accepted by the upstream). Nothing leaves storage before the upstream has taken it.
 // (`state` as `{ gen, pieces }`, naming `state:<gen>:<i>`, is how an earlier version stored a
@@ -64,9 +65,10 @@ export class TraceKeeper {
     this.stored = null;
     let json = saved;
     if (saved && Array.isArray(saved.parts)) {
-      const texts = await readKeys(this.storage, saved.parts);
-      const pieces = new Map(texts.map((text, i) => [printOf(text), { text, key: saved.parts[i] }]));
-      this.stored = { pieces, keys: saved.parts, next: nextPart(saved.parts) };
+      const keys = saved.parts.map((n) => `part:${n}`);
+      const texts = await readKeys(this.storage, keys);
+      const pieces = new Map(texts.map((text, i) => [printOf(text), { text, n: saved.parts[i] }]));
+      this.stored = { pieces, parts: saved.parts, next: saved.parts.reduce((m, n) => Math.max(m, n + 1), 0) };
       json = texts.join('');
     } else if (saved && typeof saved === 'object') {
       const old = Array.from({ length: saved.pieces }, (_, i) => `state:${saved.gen}:${i}`);
@@ -181,8 +183,9 @@ export class TraceKeeper {
   /**
    * Puts the trace's state into `writes`: whole under `state` when short, else its pieces
    * not stored yet under new `part:<n>` keys, and `state` = `{ parts }` naming all its
-   * pieces in order; puts the keys of stored pieces it no longer uses into `gone`; returns
-   * what the stored state will be.
+   * pieces in order by their n (numbers: a list of 10,000 pieces stays far under a Durable
+   * Object's 128 KiB value); puts the keys of stored pieces it no longer uses into `gone`;
+   * returns what the stored state will be.
    *
    * The core cuts the state where its content says (`toJsonPieces`; see the core's
    * `pipeline::pieces`), so after a request most pieces are the ones stored before: a run of
@@ -199,23 +202,23 @@ export class TraceKeeper {
       // The stored pieces and those of this save, by `printOf`; the text decides.
       const was = old?.pieces ?? new Map();
       const pieces = new Map();
-      const keys = [];
+      const parts = [];
       let next = old?.next ?? 0;
       for (const text of texts) {
         const print = printOf(text);
         let entry = [pieces.get(print), was.get(print)].find((e) => e?.text === text);
         if (!entry) {
-          entry = { text, key: `part:${next++}` };
-          writes[entry.key] = text;
+          entry = { text, n: next++ };
+          writes[`part:${entry.n}`] = text;
         }
         if (!pieces.has(print)) pieces.set(print, entry);
-        keys.push(entry.key);
+        parts.push(entry.n);
       }
-      writes.state = { parts: keys };
-      stored = { pieces, keys, next };
+      writes.state = { parts };
+      stored = { pieces, parts, next };
     }
-    const kept = new Set(stored?.keys);
-    if (old?.keys) for (const key of new Set(old.keys)) if (!kept.has(key)) gone.push(key);
+    const kept = new Set(stored?.parts);
+    if (old?.parts) for (const n of new Set(old.parts)) if (!kept.has(n)) gone.push(`part:${n}`);
     if (old?.old) gone.push(...old.old);
     return stored;
   }
@@ -265,13 +268,6 @@ async function readKeys(storage, keys) {
     }
   }
   return texts;
-}
-
-/** The first `part:<n>` key past those of `keys`. */
-function nextPart(keys) {
-  let next = 0;
-  for (const k of keys) next = Math.max(next, Number(k.slice('part:'.length)) + 1);
-  return next;
 }
 
 /**
