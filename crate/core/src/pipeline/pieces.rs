@@ -37,11 +37,10 @@ const GEAR: [u64; 256] = {
     gear
 };
 
-/// `text` cut into pieces: each at most [`MAX_PIECE_BYTES`] (plus the rest of a character
-/// the limit falls in), each but the last at least [`MIN_PIECE_BYTES`], each ending where
-/// the hash of its last [`WINDOW`] bytes has the [`MASK`] bits zero, or at the longest.
-/// Work linear in `text`: a shift, an add and a table read per byte (a gear hash, as
-/// FastCDC cuts).
+/// `text` cut into pieces between characters: each at most [`MAX_PIECE_BYTES`], each but the
+/// last at least [`MIN_PIECE_BYTES`], each ending where the hash of its last [`WINDOW`]
+/// bytes has the [`MASK`] bits zero, or at the longest. Work linear in `text`: a shift, an
+/// add and a table read per byte (a gear hash, as FastCDC cuts).
 pub fn cut(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut pieces = Vec::new();
@@ -54,14 +53,15 @@ pub fn cut(text: &str) -> Vec<&str> {
         let mut at = end;
         for (k, &b) in bytes[from..end].iter().enumerate() {
             h = (h << 1).wrapping_add(GEAR[usize::from(b)]);
-            if k + 1 >= WINDOW && h & MASK == 0 {
+            // A piece is text: never cut inside a character.
+            if k + 1 >= WINDOW && h & MASK == 0 && text.is_char_boundary(from + k + 1) {
                 at = from + k + 1;
                 break;
             }
         }
-        // A piece is text: never inside a character.
+        // At the longest, back to the character's start (a piece stays within the limit).
         while !text.is_char_boundary(at) {
-            at += 1;
+            at -= 1;
         }
         pieces.push(&text[start..at]);
         start = at;
@@ -97,12 +97,14 @@ mod tests {
             "x".repeat(MIN_PIECE_BYTES + 1),
             "x".repeat(5 * MAX_PIECE_BYTES + 7),
             "é😀".repeat(40_000),
+            // The limit falls inside a four-byte character.
+            format!("x{}", "😀".repeat(40_000)),
             records(3000, 0),
         ] {
             let pieces = cut(&text);
             assert_eq!(pieces.concat(), text);
             for (i, p) in pieces.iter().enumerate() {
-                assert!(p.len() < MAX_PIECE_BYTES + 4, "piece {i}: {}", p.len());
+                assert!(p.len() <= MAX_PIECE_BYTES, "piece {i}: {}", p.len());
                 if i + 1 < pieces.len() {
                     assert!(p.len() >= MIN_PIECE_BYTES, "piece {i}: {}", p.len());
                 }
