@@ -47,15 +47,19 @@ pub fn cut(text: &str) -> Vec<&str> {
     let mut start = 0;
     while bytes.len() - start > MIN_PIECE_BYTES {
         let end = bytes.len().min(start + MAX_PIECE_BYTES);
-        // The window is full at the first place a cut may be: the shortest piece's end.
+        // The window is full at the first place a cut may be, the shortest piece's end: the
+        // bytes before it go in first, then a cut is looked for after each byte.
         let from = start + MIN_PIECE_BYTES - WINDOW;
         let mut h = 0u64;
+        for &b in &bytes[from..from + WINDOW - 1] {
+            h = (h << 1).wrapping_add(GEAR[usize::from(b)]);
+        }
         let mut at = end;
-        for (k, &b) in bytes[from..end].iter().enumerate() {
+        for (after, &b) in (from + WINDOW..end + 1).zip(&bytes[from + WINDOW - 1..end]) {
             h = (h << 1).wrapping_add(GEAR[usize::from(b)]);
             // A piece is text: never cut inside a character.
-            if k + 1 >= WINDOW && h & MASK == 0 && text.is_char_boundary(from + k + 1) {
-                at = from + k + 1;
+            if h & MASK == 0 && text.is_char_boundary(after) {
+                at = after;
                 break;
             }
         }
