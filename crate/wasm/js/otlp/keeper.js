@@ -5,11 +5,10 @@
 //
 // Storage keys: `state` (the core's trace state, JSON; or, for a large one, `{ parts }`: the
 // numbers n, in order, of the keys `part:<n>` that hold it in pieces; see `saveState`),
-// `held:<key>` (a held
-// span: a one-span export request and its encoding), `out:<n>` (annotated requests not yet
-// accepted by the upstream). Nothing leaves storage before the upstream has taken it.
-// (`state` as `{ gen, pieces }`, naming `state:<gen>:<i>`, is how an earlier version stored a
-// large state; it is read, and replaced at the next save.)
+// `held:<key>` (a held span: a one-span export request and its encoding), `out:<n>`
+// (annotated requests not yet accepted by the upstream). Nothing leaves storage before the
+// upstream has taken it. (`state` as `{ gen, pieces }`, naming `state:<gen>:<i>`, is how an
+// earlier version stored a large state; it is read, and replaced at the next save.)
 
 /** How long to wait before retrying an upstream that refused or was unreachable. */
 export const RETRY_MS = 2000;
