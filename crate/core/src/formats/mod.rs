@@ -56,6 +56,7 @@
 //! ```
 
 mod ai_sdk;
+mod codec;
 mod content;
 mod convert;
 mod detect;
@@ -85,6 +86,7 @@ pub(crate) mod otlp_proto;
 /// What the OTLP pipeline ([`crate::pipeline`]) reads export requests with: the readers of
 /// both encodings and the conventions, one span at a time.
 pub(crate) mod pipeline_parts {
+    pub(crate) use super::codec::{Damaged, Decoder, Encoder};
     #[cfg(test)]
     pub(crate) use super::content::Content;
     pub(crate) use super::join::{Inputs, MessageRef};

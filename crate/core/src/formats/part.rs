@@ -16,11 +16,9 @@
 //! model call's input re-lists every earlier tool result, and half a 50 MB export is some
 //! megabytes of measures that JSON would spell out and parse again.
 
-use super::content::{Content, Syntax};
-use super::model::{Captured, ModelCall, SpanRef, Times, ToolCall, ToolMessage};
+use super::codec::{Damaged, Decoder, Encoder};
 use super::reader::{finish_json_lines, push_json_lines};
 use super::{Collector, Format, Sink};
-use crate::hash::Digest;
 use crate::lines::LineSplitter;
 use crate::record::{Provenance, ReadAs};
 use crate::span::{InvalidKind, SpanRecord, SpanView};
@@ -32,6 +30,12 @@ pub struct PartError(pub String);
 impl crate::error::Coded for PartError {
     fn code(&self) -> &'static str {
         "part_refused"
+    }
+}
+
+impl From<Damaged> for PartError {
+    fn from(d: Damaged) -> PartError {
+        PartError(format!("a damaged part: {d}"))
     }
 }
 
@@ -171,12 +175,9 @@ impl Part<'_> {
             return Err(err);
         }
         // The events were read through once by `decode`: these reads cannot fail.
-        let mut d = Decoder {
-            bytes: self.events,
-            at: 0,
-        };
+        let mut d = Decoder::new(self.events);
         for _ in 0..self.event_count {
-            let Ok(event) = d.event() else { break };
+            let Ok(event) = event(&mut d) else { break };
             match event {
                 EventRef::Context {
                     line,
@@ -207,10 +208,8 @@ impl Part<'_> {
     /// their own first: each call is some 300 bytes, and half a 300 MB export has 140,000
     /// of them, which filled fresh memory and were then moved again one by one.
     fn calls_into(&self, base: u64, seq: u64, collector: &mut Collector) -> Result<(), PartError> {
-        let mut r = Decoder {
-            bytes: self.encoded,
-            at: self.calls_at,
-        };
+        let mut r = Decoder::new(self.encoded);
+        r.at = self.calls_at;
         // Room for the calls the part can hold (a damaged count must not reserve gigabytes):
         // each call takes at least 8 encoded bytes, each tool message 5.
         let n = r.len()?;
@@ -230,7 +229,7 @@ impl Part<'_> {
             collector.models.push(model);
         }
         if r.at != self.encoded.len() {
-            return Err(r.bad("end"));
+            return Err(r.bad("end").into());
         }
         Ok(())
     }
@@ -320,6 +319,31 @@ impl Sink for Recording {
     }
 }
 
+/// One encoded call of a line to the sink.
+fn event<'a>(d: &mut Decoder<'a>) -> Result<EventRef<'a>, Damaged> {
+    Ok(match d.u64()? {
+        0 => EventRef::Context {
+            line: d.u64()?,
+            span_id: d.opt_text()?,
+            parent_id: d.opt_text()?,
+            name: d.opt_text()?,
+            reason: d.text()?,
+        },
+        1 => EventRef::Skipped {
+            line: d.u64()?,
+            span_id: d.opt_text()?,
+            reason: d.text()?,
+        },
+        2 => EventRef::Invalid {
+            line: d.u64()?,
+            kind: *INVALID_KINDS.get(d.len()?).ok_or_else(|| d.bad("kind"))?,
+            error: d.text()?,
+        },
+        3 => EventRef::Blank,
+        _ => return Err(d.bad("event")),
+    })
+}
+
 /// What a part holds: its header read, the sink's calls (`events`) checked but still
 /// encoded, and the tool and model calls still encoded (decoded by [`Part::replay`]).
 #[derive(Debug, PartialEq)]
@@ -343,16 +367,6 @@ pub(super) struct Part<'a> {
 /// The first bytes of an encoded part (and its version).
 const MAGIC: &[u8; 4] = b"tsp1";
 
-/// The `&'static str`s a part names (conventions, a tool call's source), by their text.
-const STATIC_NAMES: [&str; 6] = [
-    "",
-    "gen_ai",
-    "openinference",
-    "ai_sdk",
-    "langfuse",
-    "openai_agents",
-];
-
 /// Each kind at its discriminant (a test checks the order).
 const INVALID_KINDS: [InvalidKind; 7] = [
     InvalidKind::NotUtf8,
@@ -368,7 +382,7 @@ impl<'a> Part<'a> {
     /// Reads a whole part, or says what is wrong with it. The sink's calls are read
     /// through (checked) but left encoded, for [`Part::replay`].
     pub(super) fn decode(bytes: &'a [u8]) -> Result<Part<'a>, PartError> {
-        let mut r = Decoder { bytes, at: 0 };
+        let mut r = Decoder::new(bytes);
         if bytes.get(..4) != Some(&MAGIC[..]) {
             return Err(PartError(
                 "not an encoded part (or one of another version)".into(),
@@ -387,15 +401,12 @@ impl<'a> Part<'a> {
         let event_count = r.u64()?;
         let n = r.len()?;
         let events = r.take(n)?;
-        let mut check = Decoder {
-            bytes: events,
-            at: 0,
-        };
+        let mut check = Decoder::new(events);
         for _ in 0..event_count {
-            check.event()?;
+            event(&mut check)?;
         }
         if check.at != events.len() {
-            return Err(check.bad("events' end"));
+            return Err(check.bad("events' end").into());
         }
         Ok(Part {
             format,
@@ -408,315 +419,6 @@ impl<'a> Part<'a> {
             events,
             encoded: bytes,
             calls_at: r.at,
-        })
-    }
-}
-
-#[derive(Default)]
-struct Encoder(Vec<u8>);
-
-impl Encoder {
-    /// LEB128.
-    fn u64(&mut self, mut n: u64) {
-        while n >= 0x80 {
-            self.0.push(n as u8 | 0x80);
-            n >>= 7;
-        }
-        self.0.push(n as u8);
-    }
-    fn bool(&mut self, b: bool) {
-        self.0.push(u8::from(b));
-    }
-    fn str(&mut self, s: &str) {
-        self.u64(s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    fn opt_str(&mut self, s: Option<&str>) {
-        match s {
-            None => self.0.push(0),
-            Some(s) => {
-                self.0.push(1);
-                self.str(s);
-            }
-        }
-    }
-    fn static_name(&mut self, s: &str) {
-        self.u64(
-            STATIC_NAMES
-                .iter()
-                .position(|n| *n == s)
-                .unwrap_or(usize::MAX) as u64,
-        );
-    }
-    fn time(&mut self, t: Option<i128>) {
-        match t {
-            None => self.0.push(0),
-            Some(t) => {
-                self.0.push(1);
-                self.0.extend_from_slice(&t.to_le_bytes());
-            }
-        }
-    }
-    fn span_ref(&mut self, at: &SpanRef) {
-        self.u64(at.entry);
-        self.u64(at.seq);
-        self.opt_str(at.trace_id.as_deref());
-        self.opt_str(at.span_id.as_deref());
-        self.opt_str(at.parent_id.as_deref());
-        self.time(at.times.start);
-        self.time(at.times.end);
-    }
-    fn digest(&mut self, d: &Digest) {
-        self.0.extend_from_slice(d.as_bytes());
-    }
-    fn tool_call(&mut self, t: &ToolCall) {
-        self.span_ref(&t.at);
-        self.opt_str(t.name.as_deref());
-        self.opt_str(t.call_id.as_deref());
-        self.opt_str(t.status.as_deref());
-        self.captured(&t.result);
-        self.static_name(t.source);
-    }
-    fn model_call(&mut self, m: &ModelCall) {
-        self.span_ref(&m.at);
-        match &m.input {
-            Ok(messages) => {
-                self.u64(0);
-                self.u64(messages.len() as u64);
-                for x in messages {
-                    self.opt_str(x.call_id.as_deref());
-                    self.opt_str(x.name.as_deref());
-                    self.captured(&x.content);
-                    self.bool(x.trailing);
-                }
-            }
-            Err(why) => {
-                self.u64(1);
-                self.str(why);
-            }
-        }
-    }
-    fn captured(&mut self, c: &Captured) {
-        match c {
-            Captured::Missing(why) => {
-                self.0.push(0);
-                self.str(why);
-            }
-            Captured::Text(c) => {
-                self.0.push(1);
-                self.u64(c.bytes);
-                self.u64(c.chars);
-                self.digest(&c.sha256);
-                match &c.value_sha256 {
-                    None => self.0.push(0),
-                    Some(d) => {
-                        self.0.push(1);
-                        self.digest(d);
-                    }
-                }
-                self.0.push(match c.syntax {
-                    None => 0,
-                    Some(Syntax::Json) => 1,
-                    Some(Syntax::PythonRepr) => 2,
-                });
-                self.str(&c.preview);
-                self.u64(u64::from(c.cut_markers));
-                self.opt_str(c.first_cut_marker.as_deref());
-                self.u64(u64::from(c.redactions));
-                self.opt_str(c.first_redaction.as_deref());
-            }
-        }
-    }
-}
-
-/// Reads an encoded part; every read is checked, so bytes that are not a whole part give an
-/// error, never a panic.
-struct Decoder<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Decoder<'a> {
-    fn bad(&self, what: &str) -> PartError {
-        PartError(format!("a damaged part: its {what} at byte {}", self.at))
-    }
-    /// Bytes not read yet.
-    fn left(&self) -> usize {
-        self.bytes.len().saturating_sub(self.at)
-    }
-    fn byte(&mut self) -> Result<u8, PartError> {
-        let b = *self.bytes.get(self.at).ok_or_else(|| self.bad("end"))?;
-        self.at += 1;
-        Ok(b)
-    }
-    fn u64(&mut self) -> Result<u64, PartError> {
-        // Most numbers of a part (lengths, flags, line numbers within a chunk) take one byte.
-        if let Some(&b) = self.bytes.get(self.at) {
-            if b < 0x80 {
-                self.at += 1;
-                return Ok(u64::from(b));
-            }
-        }
-        let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            n |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(n);
-            }
-        }
-        Err(self.bad("number"))
-    }
-    fn u32(&mut self) -> Result<u32, PartError> {
-        u32::try_from(self.u64()?).map_err(|_| self.bad("count"))
-    }
-    fn len(&mut self) -> Result<usize, PartError> {
-        usize::try_from(self.u64()?).map_err(|_| self.bad("length"))
-    }
-    fn bool(&mut self) -> Result<bool, PartError> {
-        match self.byte()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            _ => Err(self.bad("flag")),
-        }
-    }
-    fn take(&mut self, n: usize) -> Result<&'a [u8], PartError> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        let end = end.ok_or_else(|| self.bad("text"))?;
-        let bytes = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(bytes)
-    }
-    fn text(&mut self) -> Result<&'a str, PartError> {
-        let n = self.len()?;
-        let bytes = self.take(n)?;
-        // Ids, names and previews are mostly ASCII: checked 16 bytes a step.
-        crate::bytes::utf8(bytes)
-            .ok_or_else(|| PartError("a damaged part: text that is not UTF-8".into()))
-    }
-    fn opt_text(&mut self) -> Result<Option<&'a str>, PartError> {
-        Ok(if self.bool()? {
-            Some(self.text()?)
-        } else {
-            None
-        })
-    }
-    fn str(&mut self) -> Result<String, PartError> {
-        self.text().map(str::to_string)
-    }
-    fn opt_str(&mut self) -> Result<Option<String>, PartError> {
-        Ok(self.opt_text()?.map(str::to_string))
-    }
-    fn event(&mut self) -> Result<EventRef<'a>, PartError> {
-        Ok(match self.u64()? {
-            0 => EventRef::Context {
-                line: self.u64()?,
-                span_id: self.opt_text()?,
-                parent_id: self.opt_text()?,
-                name: self.opt_text()?,
-                reason: self.text()?,
-            },
-            1 => EventRef::Skipped {
-                line: self.u64()?,
-                span_id: self.opt_text()?,
-                reason: self.text()?,
-            },
-            2 => EventRef::Invalid {
-                line: self.u64()?,
-                kind: *INVALID_KINDS
-                    .get(self.len()?)
-                    .ok_or_else(|| self.bad("kind"))?,
-                error: self.text()?,
-            },
-            3 => EventRef::Blank,
-            _ => return Err(self.bad("event")),
-        })
-    }
-    fn static_name(&mut self) -> Result<&'static str, PartError> {
-        let i = self.len()?;
-        STATIC_NAMES.get(i).copied().ok_or_else(|| self.bad("name"))
-    }
-    fn time(&mut self) -> Result<Option<i128>, PartError> {
-        Ok(if self.bool()? {
-            let b = self.take(16)?;
-            Some(i128::from_le_bytes(b.try_into().expect("16 bytes")))
-        } else {
-            None
-        })
-    }
-    fn span_ref(&mut self) -> Result<SpanRef, PartError> {
-        Ok(SpanRef {
-            entry: self.u64()?,
-            seq: self.u64()?,
-            trace_id: self.opt_str()?,
-            span_id: self.opt_str()?,
-            parent_id: self.opt_str()?,
-            times: Times {
-                start: self.time()?,
-                end: self.time()?,
-            },
-        })
-    }
-    fn tool_call(&mut self) -> Result<ToolCall, PartError> {
-        Ok(ToolCall {
-            at: self.span_ref()?,
-            name: self.opt_str()?,
-            call_id: self.opt_str()?,
-            status: self.opt_str()?,
-            result: self.captured()?,
-            source: self.static_name()?,
-        })
-    }
-    fn model_call(&mut self) -> Result<ModelCall, PartError> {
-        let at = self.span_ref()?;
-        let input = match self.u64()? {
-            0 => {
-                let k = self.len()?;
-                let mut messages = Vec::with_capacity(k.min(self.left() / 5));
-                for _ in 0..k {
-                    messages.push(ToolMessage {
-                        call_id: self.opt_str()?,
-                        name: self.opt_str()?,
-                        content: self.captured()?,
-                        trailing: self.bool()?,
-                    });
-                }
-                Ok(messages)
-            }
-            1 => Err(self.str()?),
-            _ => return Err(self.bad("model input")),
-        };
-        Ok(ModelCall { at, input })
-    }
-    fn digest(&mut self) -> Result<Digest, PartError> {
-        let b = self.take(32)?;
-        Ok(Digest(b.try_into().expect("32 bytes")))
-    }
-    fn captured(&mut self) -> Result<Captured, PartError> {
-        Ok(match self.byte()? {
-            0 => Captured::Missing(self.str()?),
-            1 => Captured::Text(Content {
-                bytes: self.u64()?,
-                chars: self.u64()?,
-                sha256: self.digest()?,
-                value_sha256: if self.bool()? {
-                    Some(self.digest()?)
-                } else {
-                    None
-                },
-                syntax: match self.byte()? {
-                    0 => None,
-                    1 => Some(Syntax::Json),
-                    2 => Some(Syntax::PythonRepr),
-                    _ => return Err(self.bad("syntax")),
-                },
-                preview: self.str()?,
-                cut_markers: self.u32()?,
-                first_cut_marker: self.opt_str()?,
-                redactions: self.u32()?,
-                first_redaction: self.opt_str()?,
-            }),
-            _ => return Err(self.bad("captured")),
         })
     }
 }

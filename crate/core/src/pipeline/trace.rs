@@ -1095,11 +1095,7 @@ mod tests {
         state.ingest(batch(vec![tool("a", "c0", "0", 10)]), 0, 60_000);
         let b = batch(vec![chat("m", &refs, 20)]);
         // The measures carry the reason, not 20,001 messages.
-        assert!(
-            b.measures_json().len() < 2000,
-            "{}",
-            b.measures_json().len()
-        );
+        assert!(b.measures().len() < 2000, "{}", b.measures().len());
         let got = state.ingest(b, 0, 60_000);
         let a = &got.decisions[0].annotation;
         assert_eq!(a.status, "incomplete");

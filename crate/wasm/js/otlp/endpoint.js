@@ -106,7 +106,7 @@ function statusBody(api, message, encoding, code = 3) {
 /**
  * @param {object} o
  * @param {object} o.api the toolslice package
- * @param {(traceId:string, measures:string, held:{key:string, body:Uint8Array}[], encoding:string)=>Promise<void>} o.ingest
+ * @param {(traceId:string, measures:Uint8Array, held:{key:string, body:Uint8Array}[], encoding:string)=>Promise<void>} o.ingest
  *   hands a trace's part to its keeper
  * @param {(traceId:string)=>Promise<object>} o.summary
  * @param {(encoding:string|null, body:Uint8Array, headers:Headers|null)=>Promise<Response>} o.forward
