@@ -69,7 +69,7 @@ pub(super) struct LineDe<'de> {
 
 /// One value of `T` read from all of `text`, or `None` where serde_json would fail or this
 /// deserializer declines.
-pub(super) fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Option<T> {
+pub(crate) fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Option<T> {
     let mut de = LineDe::new(text);
     let value = T::deserialize(&mut de).ok()?;
     de.end().ok()?;

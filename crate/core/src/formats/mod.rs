@@ -91,6 +91,7 @@ pub(crate) mod pipeline_parts {
     pub(crate) use super::content::Content;
     pub(crate) use super::join::{Inputs, MessageRef};
     pub(crate) use super::join_into;
+    pub(crate) use super::line_de::from_str as fast_json;
     pub(crate) use super::model::{Captured, ModelCall, SpanRef, ToolCall, ToolMessage};
     pub(crate) use super::otel::OtelSpan;
     pub(crate) use super::otlp::{is_request, read_span};

@@ -21,7 +21,7 @@ use serde::de::{
 };
 use serde_json::{Number, Value};
 
-use crate::formats::pipeline_parts::json_wire;
+use crate::formats::pipeline_parts::{fast_json, json_wire};
 
 /// The most members one object of a request may have (the byte-range reader declines a
 /// request with a larger one, which then comes here).
@@ -155,8 +155,21 @@ pub(super) fn member<'n, 'a>(obj: &'n Members<'a>, key: &str) -> Option<&'n Node
 }
 
 /// `body` as a [`Node`], or serde_json's error (syntax, or an object over [`MAX_MEMBERS`]).
+///
+/// Bytes that are UTF-8 (checked once, 16 bytes a step) are read by the line readers'
+/// deserializer (`formats::line_de`), which makes the visitor calls serde_json would make,
+/// faster, or declines; what it declines, and bytes that are not UTF-8, serde_json reads, so
+/// its error is the one reported. Through serde_json alone, which checks each string's UTF-8
+/// as it goes, the transcoder took 742-781 ms on the 17,625 requests of the 50 MB bench file,
+/// now 584-598 (`otlpJsonToProtobuf` on each, 3 interleaved processes, 2026-12-04).
 pub(super) fn parse_node(body: &[u8]) -> Result<Node<'_>, serde_json::Error> {
-    serde_json::from_slice(body)
+    match crate::bytes::utf8(body) {
+        Some(text) => match fast_json::<Node>(text) {
+            Some(node) => Ok(node),
+            None => serde_json::from_str(text),
+        },
+        None => serde_json::from_slice(body),
+    }
 }
 
 impl<'de> Deserialize<'de> for Node<'de> {
@@ -247,6 +260,34 @@ impl<'de> Visitor<'de> for KeySeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the fast deserializer declines (a surrogate pair, numbers it does not read
+    /// exactly, deep nesting) serde_json reads, to the same node; bytes that are not UTF-8
+    /// get serde_json's error, with its place.
+    #[test]
+    fn declined_and_non_utf8_bodies_read_as_serde_json_reads_them() {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        for text in [
+            r#"{"s":"\ud83d\ude00","n":[1e5,-0.0,12345678901234567890123,0.1,-7]}"#,
+            r#"{"a":{"b":[true,false,null,"\u00e9x"]},"a":2}"#,
+            deep.as_str(),
+        ] {
+            let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+            match parse_node(text.as_bytes()) {
+                Ok(node) => assert_eq!(node, serde_json::from_str::<Node>(text).unwrap(), "{text}"),
+                Err(e) => {
+                    assert!(value.is_null(), "{text}");
+                    let slow = serde_json::from_str::<Node>(text).unwrap_err();
+                    assert_eq!(e.to_string(), slow.to_string());
+                }
+            }
+        }
+        let bad = b"{\"a\":\"x\xff\"}";
+        let e = parse_node(bad).unwrap_err();
+        let slow = serde_json::from_slice::<Node>(bad).unwrap_err();
+        assert_eq!(e.to_string(), slow.to_string());
+        assert!(e.to_string().contains("column"), "{e}");
+    }
 
     #[test]
     fn objects_over_the_bound_are_refused_with_their_place() {
