@@ -6,12 +6,48 @@
 //! integers or their names, field names are lowerCamelCase or snake_case. A member this
 //! writer does not know is dropped (protobuf has no place for it).
 
+use std::fmt;
+
 use super::tree::{member, parse_node, Members, Node};
 
 use super::MalformedExport;
 use crate::formats::pipeline_parts::proto::{put_bytes_field, put_varint};
 
 type Out = Result<Vec<u8>, MalformedExport>;
+type Done = Result<(), MalformedExport>;
+
+/// Where a value is in the request, for an error's message: made into text only when an
+/// error is reported (a path built for each span, in case, was an allocation per span).
+#[derive(Clone, Copy)]
+struct At {
+    resource: Option<usize>,
+    scope: Option<usize>,
+    span: Option<usize>,
+}
+
+impl At {
+    const REQUEST: At = At {
+        resource: None,
+        scope: None,
+        span: None,
+    };
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(r) = self.resource else {
+            return f.write_str("the request");
+        };
+        write!(f, "resourceSpans[{r}]")?;
+        if let Some(s) = self.scope {
+            write!(f, ".scopeSpans[{s}]")?;
+        }
+        if let Some(k) = self.span {
+            write!(f, ".spans[{k}]")?;
+        }
+        Ok(())
+    }
+}
 
 fn get<'n, 'a>(obj: &'n Members<'a>, camel: &str, snake: &str) -> Option<&'n Node<'a>> {
     member(obj, camel)
@@ -19,8 +55,8 @@ fn get<'n, 'a>(obj: &'n Members<'a>, camel: &str, snake: &str) -> Option<&'n Nod
         .filter(|v| !v.is_null())
 }
 
-fn bad(path: &str, what: &str) -> MalformedExport {
-    MalformedExport(format!("JSON export request: {path}: {what}"))
+fn bad(at: At, what: &str) -> MalformedExport {
+    MalformedExport(format!("JSON export request: {at}: {what}"))
 }
 
 fn list<'n, 'a>(obj: &'n Members<'a>, camel: &str, snake: &str) -> &'n [Node<'a>] {
@@ -29,8 +65,32 @@ fn list<'n, 'a>(obj: &'n Members<'a>, camel: &str, snake: &str) -> &'n [Node<'a>
         .unwrap_or(&[])
 }
 
-fn object<'n, 'a>(v: &'n Node<'a>, path: &str) -> Result<&'n Members<'a>, MalformedExport> {
-    v.as_object().ok_or_else(|| bad(path, "not an object"))
+fn object<'n, 'a>(v: &'n Node<'a>, at: At) -> Result<&'n Members<'a>, MalformedExport> {
+    v.as_object().ok_or_else(|| bad(at, "not an object"))
+}
+
+/// Field `number`, a message whose bytes `write` appends to `out` itself. A message was a
+/// buffer of its own, copied into its parent's, at each of a request's five levels (most of
+/// the writer's time was allocation and those copies); now its length goes in front once it
+/// is known: one byte kept for it, and the message moved up by the bytes a length over 127
+/// takes beyond that one, within `out`.
+fn nested(out: &mut Vec<u8>, number: u32, write: impl FnOnce(&mut Vec<u8>) -> Done) -> Done {
+    put_varint(out, u64::from(number) << 3 | 2);
+    let at = out.len();
+    out.push(0);
+    write(out)?;
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+        return Ok(());
+    }
+    let mut head = Vec::with_capacity(10);
+    put_varint(&mut head, len as u64);
+    let extra = head.len() - 1;
+    out.resize(out.len() + extra, 0);
+    out.copy_within(at + 1..at + 1 + len, at + 1 + extra);
+    out[at..at + head.len()].copy_from_slice(&head);
+    Ok(())
 }
 
 fn put_varint_field(out: &mut Vec<u8>, number: u32, v: u64) {
@@ -56,121 +116,126 @@ fn put_str(out: &mut Vec<u8>, number: u32, obj: &Members<'_>, camel: &str, snake
 }
 
 /// A 64-bit unsigned integer: a decimal string or a number.
-fn u64_of(v: Option<&Node<'_>>, path: &str) -> Result<u64, MalformedExport> {
+fn u64_of(v: Option<&Node<'_>>, at: At) -> Result<u64, MalformedExport> {
     match v {
         None => Ok(0),
         Some(Node::String(s)) => s
             .trim()
             .parse()
-            .map_err(|_| bad(path, "not a decimal integer")),
-        Some(Node::Number(n)) => n
-            .as_u64()
-            .ok_or_else(|| bad(path, "not an unsigned integer")),
-        Some(_) => Err(bad(path, "not an integer")),
+            .map_err(|_| bad(at, "not a decimal integer")),
+        Some(Node::Number(n)) => n.as_u64().ok_or_else(|| bad(at, "not an unsigned integer")),
+        Some(_) => Err(bad(at, "not an integer")),
     }
 }
 
-/// An id field (`camel` names it in errors) as bytes. Hex is read byte by byte, so a
-/// string with multi-byte characters is refused, never cut inside a character.
-fn hex_bytes(
+/// An id field (`camel` names it in errors) written as bytes, field `number`; an absent or
+/// empty id is written only when `always`. Hex is read byte by byte, so a string with
+/// multi-byte characters is refused, never cut inside a character.
+fn put_hex(
+    out: &mut Vec<u8>,
+    number: u32,
+    always: bool,
     obj: &Members<'_>,
-    camel: &str,
-    snake: &str,
-    path: &str,
-) -> Result<Vec<u8>, MalformedExport> {
-    let Some(s) = get(obj, camel, snake).and_then(Node::as_str) else {
-        return Ok(Vec::new());
-    };
-    let s = s.trim().as_bytes();
-    let nibble = |b: u8| (b as char).to_digit(16);
-    if s.len() % 2 != 0 {
-        return Err(bad(path, &format!("{camel} is not hex (odd length)")));
+    (camel, snake): (&str, &str),
+    at: At,
+) -> Done {
+    let s = get(obj, camel, snake).and_then(Node::as_str);
+    let s = s.map_or(&[][..], |s| s.trim().as_bytes());
+    if s.is_empty() && !always {
+        return Ok(());
     }
-    s.chunks_exact(2)
-        .map(|p| match (nibble(p[0]), nibble(p[1])) {
-            (Some(h), Some(l)) => Ok((h * 16 + l) as u8),
-            _ => Err(bad(path, &format!("{camel} is not hex"))),
-        })
-        .collect()
+    if s.len() % 2 != 0 {
+        return Err(bad(at, &format!("{camel} is not hex (odd length)")));
+    }
+    put_varint(out, u64::from(number) << 3 | 2);
+    put_varint(out, (s.len() / 2) as u64);
+    let nibble = |b: u8| (b as char).to_digit(16);
+    for p in s.chunks_exact(2) {
+        match (nibble(p[0]), nibble(p[1])) {
+            (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
+            _ => return Err(bad(at, &format!("{camel} is not hex"))),
+        }
+    }
+    Ok(())
 }
 
 /// An enum: its number, or its name from `names` (index = number).
-fn enum_of(v: Option<&Node<'_>>, names: &[&str], path: &str) -> Result<u64, MalformedExport> {
+fn enum_of(v: Option<&Node<'_>>, names: &[&str], at: At) -> Result<u64, MalformedExport> {
     match v {
         None => Ok(0),
-        Some(Node::Number(n)) => n.as_u64().ok_or_else(|| bad(path, "not an enum number")),
+        Some(Node::Number(n)) => n.as_u64().ok_or_else(|| bad(at, "not an enum number")),
         Some(Node::String(s)) => names
             .iter()
             .position(|n| n == s)
             .map(|i| i as u64)
-            .ok_or_else(|| bad(path, "unknown enum name")),
-        Some(_) => Err(bad(path, "not an enum")),
+            .ok_or_else(|| bad(at, "unknown enum name")),
+        Some(_) => Err(bad(at, "not an enum")),
     }
 }
 
-fn any_value(v: &Node<'_>, path: &str) -> Out {
-    let mut out = Vec::new();
+/// An `AnyValue`'s fields, appended to `out`.
+fn any_value(out: &mut Vec<u8>, v: &Node<'_>, at: At) -> Done {
     let Some(obj) = v.as_object() else {
-        return Err(bad(path, "an AnyValue is not an object"));
+        return Err(bad(at, "an AnyValue is not an object"));
     };
     if let Some(s) = get(obj, "stringValue", "string_value") {
-        put_bytes_field(&mut out, 1, s.as_str().unwrap_or_default().as_bytes());
+        put_bytes_field(out, 1, s.as_str().unwrap_or_default().as_bytes());
     } else if let Some(b) = get(obj, "boolValue", "bool_value") {
-        put_varint(&mut out, 2 << 3);
-        put_varint(&mut out, u64::from(b.as_bool().unwrap_or(false)));
+        put_varint(out, 2 << 3);
+        put_varint(out, u64::from(b.as_bool().unwrap_or(false)));
     } else if let Some(i) = get(obj, "intValue", "int_value") {
         let n: i64 = match i {
-            Node::String(s) => s.trim().parse().map_err(|_| bad(path, "intValue"))?,
-            Node::Number(n) => n.as_i64().ok_or_else(|| bad(path, "intValue"))?,
-            _ => return Err(bad(path, "intValue")),
+            Node::String(s) => s.trim().parse().map_err(|_| bad(at, "intValue"))?,
+            Node::Number(n) => n.as_i64().ok_or_else(|| bad(at, "intValue"))?,
+            _ => return Err(bad(at, "intValue")),
         };
-        put_varint(&mut out, 3 << 3);
-        put_varint(&mut out, n as u64);
+        put_varint(out, 3 << 3);
+        put_varint(out, n as u64);
     } else if let Some(d) = get(obj, "doubleValue", "double_value") {
         let f = match d {
             Node::Number(n) => n.as_f64().unwrap_or(0.0),
-            Node::String(s) => s.trim().parse().map_err(|_| bad(path, "doubleValue"))?,
-            _ => return Err(bad(path, "doubleValue")),
+            Node::String(s) => s.trim().parse().map_err(|_| bad(at, "doubleValue"))?,
+            _ => return Err(bad(at, "doubleValue")),
         };
-        put_varint(&mut out, 4 << 3 | 1);
+        put_varint(out, 4 << 3 | 1);
         out.extend_from_slice(&f.to_bits().to_le_bytes());
     } else if let Some(a) = get(obj, "arrayValue", "array_value") {
-        put_bytes_field(
-            &mut out,
-            5,
-            &values_message(a, |item| any_value(item, path))?,
-        );
+        nested(out, 5, |out| {
+            values_message(out, a, |out, item| {
+                nested(out, 1, |out| any_value(out, item, at))
+            })
+        })?;
     } else if let Some(kv) = get(obj, "kvlistValue", "kvlist_value") {
-        put_bytes_field(
-            &mut out,
-            6,
-            &values_message(kv, |item| key_value(item, path))?,
-        );
+        nested(out, 6, |out| {
+            values_message(out, kv, |out, item| {
+                nested(out, 1, |out| key_value(out, item, at))
+            })
+        })?;
     } else if let Some(b) = get(obj, "bytesValue", "bytes_value") {
         let text = b.as_str().unwrap_or_default();
         put_bytes_field(
-            &mut out,
+            out,
             7,
-            &unbase64(text).ok_or_else(|| bad(path, "bytesValue"))?,
+            &unbase64(text).ok_or_else(|| bad(at, "bytesValue"))?,
         );
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `ArrayValue` and `KeyValueList` alike: field 1 repeated, one encoded item per entry of
-/// the JSON object's `values`.
-fn values_message<E>(
+/// the JSON object's `values` (`item` writes the field).
+fn values_message(
+    out: &mut Vec<u8>,
     list_obj: &Node<'_>,
-    mut item: impl FnMut(&Node<'_>) -> Result<Vec<u8>, E>,
-) -> Result<Vec<u8>, E> {
-    let mut body = Vec::new();
+    mut item: impl FnMut(&mut Vec<u8>, &Node<'_>) -> Done,
+) -> Done {
     for v in list_obj
         .as_object()
         .map_or(&[][..], |o| list(o, "values", "values"))
     {
-        put_bytes_field(&mut body, 1, &item(v)?);
+        item(out, v)?;
     }
-    Ok(body)
+    Ok(())
 }
 
 fn unbase64(text: &str) -> Option<Vec<u8>> {
@@ -195,24 +260,19 @@ fn unbase64(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn key_value(v: &Node<'_>, path: &str) -> Out {
-    let obj = object(v, path)?;
-    let mut out = Vec::new();
-    put_str(&mut out, 1, obj, "key", "key");
+/// A `KeyValue`'s fields, appended to `out`.
+fn key_value(out: &mut Vec<u8>, v: &Node<'_>, at: At) -> Done {
+    let obj = object(v, at)?;
+    put_str(out, 1, obj, "key", "key");
     if let Some(value) = get(obj, "value", "value") {
-        put_bytes_field(&mut out, 2, &any_value(value, path)?);
+        nested(out, 2, |out| any_value(out, value, at))?;
     }
-    Ok(out)
+    Ok(())
 }
 
-fn attributes(
-    out: &mut Vec<u8>,
-    number: u32,
-    obj: &Members<'_>,
-    path: &str,
-) -> Result<(), MalformedExport> {
+fn attributes(out: &mut Vec<u8>, number: u32, obj: &Members<'_>, at: At) -> Done {
     for kv in list(obj, "attributes", "attributes") {
-        put_bytes_field(out, number, &key_value(kv, path)?);
+        nested(out, number, |out| key_value(out, kv, at))?;
     }
     Ok(())
 }
@@ -223,9 +283,9 @@ fn dropped(
     obj: &Members<'_>,
     camel: &str,
     snake: &str,
-    path: &str,
-) -> Result<(), MalformedExport> {
-    put_varint_field(out, number, u64_of(get(obj, camel, snake), path)?);
+    at: At,
+) -> Done {
+    put_varint_field(out, number, u64_of(get(obj, camel, snake), at)?);
     Ok(())
 }
 
@@ -239,184 +299,163 @@ const SPAN_KINDS: [&str; 6] = [
 ];
 const STATUS_CODES: [&str; 3] = ["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"];
 
-fn span(v: &Node<'_>, path: &str) -> Out {
-    let s = object(v, path)?;
-    let mut out = Vec::new();
-    let id = |camel, snake| hex_bytes(s, camel, snake, path);
-    let trace_id = id("traceId", "trace_id")?;
-    if !trace_id.is_empty() {
-        put_bytes_field(&mut out, 1, &trace_id);
-    }
-    let span_id = id("spanId", "span_id")?;
-    if !span_id.is_empty() {
-        put_bytes_field(&mut out, 2, &span_id);
-    }
-    put_str(&mut out, 3, s, "traceState", "trace_state");
-    let parent = id("parentSpanId", "parent_span_id")?;
-    if !parent.is_empty() {
-        put_bytes_field(&mut out, 4, &parent);
-    }
-    put_str(&mut out, 5, s, "name", "name");
-    put_varint_field(
-        &mut out,
-        6,
-        enum_of(get(s, "kind", "kind"), &SPAN_KINDS, path)?,
-    );
-    let time = |camel, snake| u64_of(get(s, camel, snake), path);
-    put_fixed64_field(
-        &mut out,
-        7,
-        time("startTimeUnixNano", "start_time_unix_nano")?,
-    );
-    put_fixed64_field(&mut out, 8, time("endTimeUnixNano", "end_time_unix_nano")?);
-    attributes(&mut out, 9, s, path)?;
+/// A `Span`'s fields, appended to `out`.
+fn span(out: &mut Vec<u8>, v: &Node<'_>, at: At) -> Done {
+    let s = object(v, at)?;
+    put_hex(out, 1, false, s, ("traceId", "trace_id"), at)?;
+    put_hex(out, 2, false, s, ("spanId", "span_id"), at)?;
+    put_str(out, 3, s, "traceState", "trace_state");
+    put_hex(out, 4, false, s, ("parentSpanId", "parent_span_id"), at)?;
+    put_str(out, 5, s, "name", "name");
+    put_varint_field(out, 6, enum_of(get(s, "kind", "kind"), &SPAN_KINDS, at)?);
+    let time = |camel, snake| u64_of(get(s, camel, snake), at);
+    put_fixed64_field(out, 7, time("startTimeUnixNano", "start_time_unix_nano")?);
+    put_fixed64_field(out, 8, time("endTimeUnixNano", "end_time_unix_nano")?);
+    attributes(out, 9, s, at)?;
     dropped(
-        &mut out,
+        out,
         10,
         s,
         "droppedAttributesCount",
         "dropped_attributes_count",
-        path,
+        at,
     )?;
     for e in list(s, "events", "events") {
-        let e = object(e, path)?;
-        let mut body = Vec::new();
-        put_fixed64_field(
-            &mut body,
-            1,
-            u64_of(get(e, "timeUnixNano", "time_unix_nano"), path)?,
-        );
-        put_str(&mut body, 2, e, "name", "name");
-        attributes(&mut body, 3, e, path)?;
-        dropped(
-            &mut body,
-            4,
-            e,
-            "droppedAttributesCount",
-            "dropped_attributes_count",
-            path,
-        )?;
-        put_bytes_field(&mut out, 11, &body);
+        let e = object(e, at)?;
+        nested(out, 11, |body| {
+            put_fixed64_field(
+                body,
+                1,
+                u64_of(get(e, "timeUnixNano", "time_unix_nano"), at)?,
+            );
+            put_str(body, 2, e, "name", "name");
+            attributes(body, 3, e, at)?;
+            dropped(
+                body,
+                4,
+                e,
+                "droppedAttributesCount",
+                "dropped_attributes_count",
+                at,
+            )
+        })?;
     }
-    dropped(
-        &mut out,
-        12,
-        s,
-        "droppedEventsCount",
-        "dropped_events_count",
-        path,
-    )?;
+    dropped(out, 12, s, "droppedEventsCount", "dropped_events_count", at)?;
     for l in list(s, "links", "links") {
-        let l = object(l, path)?;
-        let mut body = Vec::new();
-        put_bytes_field(&mut body, 1, &hex_bytes(l, "traceId", "trace_id", path)?);
-        put_bytes_field(&mut body, 2, &hex_bytes(l, "spanId", "span_id", path)?);
-        put_str(&mut body, 3, l, "traceState", "trace_state");
-        attributes(&mut body, 4, l, path)?;
-        dropped(
-            &mut body,
-            5,
-            l,
-            "droppedAttributesCount",
-            "dropped_attributes_count",
-            path,
-        )?;
-        let flags = u64_of(get(l, "flags", "flags"), path)?;
-        if flags != 0 {
-            put_varint(&mut body, 6 << 3 | 5);
-            body.extend_from_slice(&(flags as u32).to_le_bytes());
-        }
-        put_bytes_field(&mut out, 13, &body);
+        let l = object(l, at)?;
+        nested(out, 13, |body| {
+            put_hex(body, 1, true, l, ("traceId", "trace_id"), at)?;
+            put_hex(body, 2, true, l, ("spanId", "span_id"), at)?;
+            put_str(body, 3, l, "traceState", "trace_state");
+            attributes(body, 4, l, at)?;
+            dropped(
+                body,
+                5,
+                l,
+                "droppedAttributesCount",
+                "dropped_attributes_count",
+                at,
+            )?;
+            let flags = u64_of(get(l, "flags", "flags"), at)?;
+            if flags != 0 {
+                put_varint(body, 6 << 3 | 5);
+                body.extend_from_slice(&(flags as u32).to_le_bytes());
+            }
+            Ok(())
+        })?;
     }
-    dropped(
-        &mut out,
-        14,
-        s,
-        "droppedLinksCount",
-        "dropped_links_count",
-        path,
-    )?;
+    dropped(out, 14, s, "droppedLinksCount", "dropped_links_count", at)?;
     if let Some(st) = get(s, "status", "status").and_then(Node::as_object) {
-        let mut body = Vec::new();
-        put_str(&mut body, 2, st, "message", "message");
-        put_varint_field(
-            &mut body,
-            3,
-            enum_of(member(st, "code"), &STATUS_CODES, path)?,
-        );
-        put_bytes_field(&mut out, 15, &body);
+        nested(out, 15, |body| {
+            put_str(body, 2, st, "message", "message");
+            put_varint_field(body, 3, enum_of(member(st, "code"), &STATUS_CODES, at)?);
+            Ok(())
+        })?;
     }
-    let flags = u64_of(get(s, "flags", "flags"), path)?;
+    let flags = u64_of(get(s, "flags", "flags"), at)?;
     if flags != 0 {
-        put_varint(&mut out, 16 << 3 | 5);
+        put_varint(out, 16 << 3 | 5);
         out.extend_from_slice(&(flags as u32).to_le_bytes());
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Writes an OTLP JSON export request as `ExportTraceServiceRequest` protobuf.
 pub fn json_to_protobuf(body: &[u8]) -> Out {
     let value =
         parse_node(body).map_err(|e| MalformedExport(format!("JSON export request: {e}")))?;
-    let root = object(&value, "the request")?;
-    let mut out = Vec::new();
+    let root = object(&value, At::REQUEST)?;
+    // The protobuf is a little shorter than the JSON it is written from: one growth at most.
+    let mut out = Vec::with_capacity(body.len());
     for (r, rs) in list(root, "resourceSpans", "resource_spans")
         .iter()
         .enumerate()
     {
-        let path = format!("resourceSpans[{r}]");
-        let rs = object(rs, &path)?;
-        let mut rbody = Vec::new();
-        if let Some(res) = get(rs, "resource", "resource").and_then(Node::as_object) {
-            let mut b = Vec::new();
-            attributes(&mut b, 1, res, &path)?;
-            dropped(
-                &mut b,
-                2,
-                res,
-                "droppedAttributesCount",
-                "dropped_attributes_count",
-                &path,
-            )?;
-            put_bytes_field(&mut rbody, 1, &b);
-        }
-        let mut scopes = list(rs, "scopeSpans", "scope_spans");
-        if scopes.is_empty() {
-            scopes = list(
-                rs,
-                "instrumentationLibrarySpans",
-                "instrumentation_library_spans",
-            );
-        }
-        for (s, ss) in scopes.iter().enumerate() {
-            let spath = format!("{path}.scopeSpans[{s}]");
-            let ss = object(ss, &spath)?;
-            let mut sbody = Vec::new();
-            let scope = get(ss, "scope", "scope")
-                .or_else(|| get(ss, "instrumentationLibrary", "instrumentation_library"));
-            if let Some(sc) = scope.and_then(Node::as_object) {
-                let mut b = Vec::new();
-                put_str(&mut b, 1, sc, "name", "name");
-                put_str(&mut b, 2, sc, "version", "version");
-                attributes(&mut b, 3, sc, &spath)?;
-                dropped(
-                    &mut b,
-                    4,
-                    sc,
-                    "droppedAttributesCount",
-                    "dropped_attributes_count",
-                    &spath,
-                )?;
-                put_bytes_field(&mut sbody, 1, &b);
+        let at = At {
+            resource: Some(r),
+            ..At::REQUEST
+        };
+        let rs = object(rs, at)?;
+        nested(&mut out, 1, |rbody| {
+            if let Some(res) = get(rs, "resource", "resource").and_then(Node::as_object) {
+                nested(rbody, 1, |b| {
+                    attributes(b, 1, res, at)?;
+                    dropped(
+                        b,
+                        2,
+                        res,
+                        "droppedAttributesCount",
+                        "dropped_attributes_count",
+                        at,
+                    )
+                })?;
             }
-            for (k, sp) in list(ss, "spans", "spans").iter().enumerate() {
-                put_bytes_field(&mut sbody, 2, &span(sp, &format!("{spath}.spans[{k}]"))?);
+            let mut scopes = list(rs, "scopeSpans", "scope_spans");
+            if scopes.is_empty() {
+                scopes = list(
+                    rs,
+                    "instrumentationLibrarySpans",
+                    "instrumentation_library_spans",
+                );
             }
-            put_str(&mut sbody, 3, ss, "schemaUrl", "schema_url");
-            put_bytes_field(&mut rbody, 2, &sbody);
-        }
-        put_str(&mut rbody, 3, rs, "schemaUrl", "schema_url");
-        put_bytes_field(&mut out, 1, &rbody);
+            for (s, ss) in scopes.iter().enumerate() {
+                let at = At {
+                    scope: Some(s),
+                    ..at
+                };
+                let ss = object(ss, at)?;
+                nested(rbody, 2, |sbody| {
+                    let scope = get(ss, "scope", "scope")
+                        .or_else(|| get(ss, "instrumentationLibrary", "instrumentation_library"));
+                    if let Some(sc) = scope.and_then(Node::as_object) {
+                        nested(sbody, 1, |b| {
+                            put_str(b, 1, sc, "name", "name");
+                            put_str(b, 2, sc, "version", "version");
+                            attributes(b, 3, sc, at)?;
+                            dropped(
+                                b,
+                                4,
+                                sc,
+                                "droppedAttributesCount",
+                                "dropped_attributes_count",
+                                at,
+                            )
+                        })?;
+                    }
+                    for (k, sp) in list(ss, "spans", "spans").iter().enumerate() {
+                        let at = At {
+                            span: Some(k),
+                            ..at
+                        };
+                        nested(sbody, 2, |b| span(b, sp, at))?;
+                    }
+                    put_str(sbody, 3, ss, "schemaUrl", "schema_url");
+                    Ok(())
+                })?;
+            }
+            put_str(rbody, 3, rs, "schemaUrl", "schema_url");
+            Ok(())
+        })?;
     }
     Ok(out)
 }
