@@ -12,9 +12,9 @@
 //! limits) is the one it would have made; the join runs once, at the end, over all calls.
 //!
 //! A part travels as bytes (a structured clone between threads is no cheaper, and the
-//! module instances share no memory): a compact encoding of its own, not JSON, because a
-//! model call's input re-lists every earlier tool result, and half a 50 MB export is some
-//! megabytes of measures that JSON would spell out and parse again.
+//! module instances share no memory): a compact encoding ([`super::codec`]), not JSON,
+//! because a model call's input re-lists every earlier tool result, and half a 50 MB export
+//! is some megabytes of measures that JSON would spell out and parse again.
 
 use super::codec::{Damaged, Decoder, Encoder};
 use super::reader::{finish_json_lines, push_json_lines};

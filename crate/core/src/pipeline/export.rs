@@ -1094,6 +1094,18 @@ pub(super) mod tests {
         true
     }
 
+    /// The export requests of a fixture file: a line each in JSON lines, else the whole file.
+    fn requests_of<'b>(name: &str, bytes: &'b [u8]) -> Vec<&'b [u8]> {
+        if name.ends_with(".jsonl") {
+            bytes
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .collect()
+        } else {
+            vec![bytes]
+        }
+    }
+
     /// Every OTLP fixture and producer export, line by line and whole, and every entry of
     /// two of them damaged in a few ways each: the split from byte ranges means what the
     /// tree's split means, and the requests it declines are split by the tree.
@@ -1102,15 +1114,7 @@ pub(super) mod tests {
         use crate::formats::pipeline_parts::{emit, fixtures, Op};
         let (mut read, mut tools) = (0, 0);
         for (name, bytes) in fixtures() {
-            let pieces: Vec<&[u8]> = if name.ends_with(".jsonl") {
-                bytes
-                    .split(|&b| b == b'\n')
-                    .filter(|l| !l.is_empty())
-                    .collect()
-            } else {
-                vec![&bytes[..]]
-            };
-            for piece in pieces {
+            for piece in requests_of(&name, &bytes) {
                 if split_both_ways(piece) {
                     read += 1;
                     tools += split_tree(piece).unwrap().tools;
@@ -1172,15 +1176,7 @@ pub(super) mod tests {
         use crate::formats::pipeline_parts::fixtures;
         let (mut batches, mut messages) = (0, 0);
         for (name, bytes) in fixtures() {
-            let requests: Vec<&[u8]> = if name.ends_with(".jsonl") {
-                bytes
-                    .split(|&b| b == b'\n')
-                    .filter(|l| !l.is_empty())
-                    .collect()
-            } else {
-                vec![&bytes[..]]
-            };
-            for request in requests {
+            for request in requests_of(&name, &bytes) {
                 let Ok(split) = split_export(request, Encoding::Json) else {
                     continue;
                 };

@@ -289,6 +289,18 @@ fn dropped(
     Ok(())
 }
 
+/// `droppedAttributesCount`, which every message with attributes has, as field `number`.
+fn dropped_attributes(out: &mut Vec<u8>, number: u32, obj: &Members<'_>, at: At) -> Done {
+    dropped(
+        out,
+        number,
+        obj,
+        "droppedAttributesCount",
+        "dropped_attributes_count",
+        at,
+    )
+}
+
 const SPAN_KINDS: [&str; 6] = [
     "SPAN_KIND_UNSPECIFIED",
     "SPAN_KIND_INTERNAL",
@@ -312,14 +324,7 @@ fn span(out: &mut Vec<u8>, v: &Node<'_>, at: At) -> Done {
     put_fixed64_field(out, 7, time("startTimeUnixNano", "start_time_unix_nano")?);
     put_fixed64_field(out, 8, time("endTimeUnixNano", "end_time_unix_nano")?);
     attributes(out, 9, s, at)?;
-    dropped(
-        out,
-        10,
-        s,
-        "droppedAttributesCount",
-        "dropped_attributes_count",
-        at,
-    )?;
+    dropped_attributes(out, 10, s, at)?;
     for e in list(s, "events", "events") {
         let e = object(e, at)?;
         nested(out, 11, |body| {
@@ -330,14 +335,7 @@ fn span(out: &mut Vec<u8>, v: &Node<'_>, at: At) -> Done {
             );
             put_str(body, 2, e, "name", "name");
             attributes(body, 3, e, at)?;
-            dropped(
-                body,
-                4,
-                e,
-                "droppedAttributesCount",
-                "dropped_attributes_count",
-                at,
-            )
+            dropped_attributes(body, 4, e, at)
         })?;
     }
     dropped(out, 12, s, "droppedEventsCount", "dropped_events_count", at)?;
@@ -348,14 +346,7 @@ fn span(out: &mut Vec<u8>, v: &Node<'_>, at: At) -> Done {
             put_hex(body, 2, true, l, ("spanId", "span_id"), at)?;
             put_str(body, 3, l, "traceState", "trace_state");
             attributes(body, 4, l, at)?;
-            dropped(
-                body,
-                5,
-                l,
-                "droppedAttributesCount",
-                "dropped_attributes_count",
-                at,
-            )?;
+            dropped_attributes(body, 5, l, at)?;
             let flags = u64_of(get(l, "flags", "flags"), at)?;
             if flags != 0 {
                 put_varint(body, 6 << 3 | 5);
@@ -400,14 +391,7 @@ pub fn json_to_protobuf(body: &[u8]) -> Out {
             if let Some(res) = get(rs, "resource", "resource").and_then(Node::as_object) {
                 nested(rbody, 1, |b| {
                     attributes(b, 1, res, at)?;
-                    dropped(
-                        b,
-                        2,
-                        res,
-                        "droppedAttributesCount",
-                        "dropped_attributes_count",
-                        at,
-                    )
+                    dropped_attributes(b, 2, res, at)
                 })?;
             }
             let mut scopes = list(rs, "scopeSpans", "scope_spans");
@@ -432,14 +416,7 @@ pub fn json_to_protobuf(body: &[u8]) -> Out {
                             put_str(b, 1, sc, "name", "name");
                             put_str(b, 2, sc, "version", "version");
                             attributes(b, 3, sc, at)?;
-                            dropped(
-                                b,
-                                4,
-                                sc,
-                                "droppedAttributesCount",
-                                "dropped_attributes_count",
-                                at,
-                            )
+                            dropped_attributes(b, 4, sc, at)
                         })?;
                     }
                     for (k, sp) in list(ss, "spans", "spans").iter().enumerate() {
