@@ -441,7 +441,7 @@ pub fn json_to_protobuf(body: &[u8]) -> Out {
 mod tests {
     use super::*;
     use crate::formats::pipeline_parts::{proto, read_span};
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     #[test]
     fn a_transcoded_request_reads_as_the_json_one() {
@@ -487,6 +487,39 @@ mod tests {
             e.0.contains("resourceSpans[0].scopeSpans[0].spans[0]: traceId is not hex"),
             "{e}"
         );
+    }
+
+    /// Messages whose lengths take two, three and four bytes, nested five and more levels
+    /// deep (a value in an array in a kvlist in an attribute of a span): each length is put
+    /// in front of its message once the message is written, and the request reads back as
+    /// the JSON one, span by span, with nothing after the last message.
+    #[test]
+    fn long_messages_get_their_lengths_in_front() {
+        let sizes = [127usize, 128, 16_383, 16_384, 2_097_152];
+        let spans: Vec<Value> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let text = "é".repeat(n / 2) + &"x".repeat(n % 2);
+                json!({"traceId": "5b8efff798038103d269b633813fc60c", "spanId": format!("{:016x}", i + 1),
+                "name": "execute_tool read",
+                "attributes": [
+                    {"key": "gen_ai.tool.call.result", "value": {"stringValue": text}},
+                    {"key": "k", "value": {"kvlistValue": {"values": [{"key": "v", "value":
+                        {"arrayValue": {"values": [{"stringValue": text}, {"intValue": 1}]}}}]}}}
+                ]})
+            })
+            .collect();
+        let doc =
+            json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "t"}, "spans": spans}]}]});
+        let pb = json_to_protobuf(&serde_json::to_vec(&doc).unwrap()).unwrap();
+        let req = proto::decode(&pb).unwrap();
+        assert_eq!(req.spans.len(), sizes.len());
+        for (k, (_, from_pb)) in req.spans.iter().enumerate() {
+            let from_json = read_span(spans[k].as_object().unwrap());
+            assert_eq!(from_pb.span_id, from_json.span_id);
+            assert_eq!(from_pb.attrs, from_json.attrs, "span {k}");
+        }
     }
 
     #[test]

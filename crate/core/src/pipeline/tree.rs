@@ -161,7 +161,8 @@ pub(super) fn member<'n, 'a>(obj: &'n Members<'a>, key: &str) -> Option<&'n Node
 /// faster, or declines; what it declines, and bytes that are not UTF-8, serde_json reads, so
 /// its error is the one reported. Through serde_json alone, which checks each string's UTF-8
 /// as it goes, the transcoder took 742-781 ms on the 17,625 requests of the 50 MB bench file,
-/// now 584-598 (`otlpJsonToProtobuf` on each, 3 interleaved processes, 2026-12-04).
+/// read here 584-598 (`otlpJsonToProtobuf` on each, 3 interleaved processes, 2026-12-04;
+/// before the writer's own change, `transcode::nested`).
 pub(super) fn parse_node(body: &[u8]) -> Result<Node<'_>, serde_json::Error> {
     match crate::bytes::utf8(body) {
         Some(text) => match fast_json::<Node>(text) {
