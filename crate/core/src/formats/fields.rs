@@ -4,24 +4,28 @@
 //!
 //! A line of those formats holds many fields the reading never looks at (token usage, model
 //! parameters, a generation's output ...), and a tree of them costs an allocation per value
-//! and a SipHash per key. Here the named fields are parsed into the tree's values, the last
-//! of a repeated one kept (as the tree keeps it), and every other field is parsed as the tree
-//! parses it and dropped, so what the tree reader rejects fails here too, and the caller then
-//! reads the line as a tree for its messages. A reader that looks only at the named fields
-//! reads the object made here as it reads the whole tree. The model call's input, most of
+//! and a SipHash per key. Here the named fields are kept (a string as the line's own text,
+//! anything else as the tree's value), the last of a repeated one kept (as the tree keeps
+//! it), and every other field is parsed as the tree parses it and dropped, so what the tree
+//! reader rejects fails here too, and the caller then reads the line as a tree for its
+//! messages. A reader that looks only at the named fields reads the object made here as it
+//! reads the whole tree. The model call's input, most of
 //! the line, is not kept at all: it is read straight into its tool messages
 //! ([`super::message_list`]), and fields that only other kinds of item read are skipped
 //! once the item's kind is known. The line is read by [`super::line_de`]: serde_json's
 //! visitor calls, made faster, or declined.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt;
 
-use serde::de::value::SeqAccessDeserializer;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
 use super::message_list::{Input, InputSeed};
+use super::otel::as_text;
 use super::otlp_json::{Skip, Str};
 
 /// Which fields of an object to keep: `keep`, and within the object value of `nested` (when
@@ -55,6 +59,20 @@ pub(crate) trait Object {
     fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
+    /// The field `key` when it is a string. A kept field answers from the line's text, with
+    /// no tree value made of it (see [`Slot`]).
+    fn str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+    /// The field `key` as an id's text: a string, or a number written out
+    /// ([`super::otel::as_text`]).
+    fn text(&self, key: &str) -> Option<String> {
+        as_text(self.get(key))
+    }
+    /// Whether the field `key` is there and not null.
+    fn present(&self, key: &str) -> bool {
+        self.get(key).is_some_and(|v| !v.is_null())
+    }
 }
 
 impl Object for Map<String, Value> {
@@ -67,11 +85,35 @@ impl Object for Map<String, Value> {
     }
 }
 
+/// A kept field's value. A string (most kept fields: ids, names, times, a tool's output) is
+/// the line's own text, or its decoded text when it has escapes: made into a tree value only
+/// should a reader ask for one ([`Object::get`]), which the readers do not for strings. A
+/// `Value::String` per kept string was a third of the allocations of reading a Langfuse or
+/// Agents SDK export, and a copy of every tool output.
+enum Slot<'de> {
+    Text(Cow<'de, str>, OnceCell<Box<Value>>),
+    Tree(Value),
+}
+
+impl Slot<'_> {
+    fn value(&self) -> &Value {
+        match self {
+            Slot::Text(s, tree) => tree.get_or_init(|| Box::new(Value::String(s.to_string()))),
+            Slot::Tree(v) => v,
+        }
+    }
+    fn str(&self) -> Option<&str> {
+        match self {
+            Slot::Text(s, _) => Some(s),
+            Slot::Tree(v) => v.as_str(),
+        }
+    }
+}
+
 /// The kept fields of one object, the last of a repeated key winning. A handful of fields,
 /// found by comparing their names: a map (serde_json's, with `preserve_order`, an IndexMap
 /// with SipHash) cost a hash per key and an allocation per key and per table.
-#[derive(Default)]
-pub(crate) struct Level(Vec<(&'static str, Value)>);
+pub(crate) struct Level<'de>(Vec<(&'static str, Slot<'de>)>);
 
 /// Key equality a word at a time ([`crate::bytes::eq`]; `==` is a byte loop in wasm).
 #[inline(always)]
@@ -79,8 +121,12 @@ fn same(a: &str, b: &str) -> bool {
     crate::bytes::eq(a.as_bytes(), b.as_bytes())
 }
 
-impl Level {
-    fn insert(&mut self, key: &'static str, value: Value) {
+impl<'de> Level<'de> {
+    /// Room for every kept field: one allocation per object, not one per doubling.
+    fn for_fields(fields: &Fields) -> Self {
+        Level(Vec::with_capacity(fields.keep.len()))
+    }
+    fn insert(&mut self, key: &'static str, value: Slot<'de>) {
         match self.0.iter_mut().find(|(k, _)| same(k, key)) {
             Some(slot) => slot.1 = value,
             None => self.0.push((key, value)),
@@ -89,25 +135,43 @@ impl Level {
     fn remove(&mut self, key: &str) {
         self.0.retain(|(k, _)| !same(k, key));
     }
+    fn slot(&self, key: &str) -> Option<&Slot<'de>> {
+        self.0.iter().find(|(k, _)| same(k, key)).map(|(_, v)| v)
+    }
 }
 
-impl Object for Level {
+impl Object for Level<'_> {
     fn get(&self, key: &str) -> Option<&Value> {
-        self.0.iter().find(|(k, _)| same(k, key)).map(|(_, v)| v)
+        self.slot(key).map(Slot::value)
     }
     fn object(&self, _: &str) -> Option<&dyn Object> {
         None
     }
+    fn contains_key(&self, key: &str) -> bool {
+        self.slot(key).is_some()
+    }
+    fn str(&self, key: &str) -> Option<&str> {
+        self.slot(key)?.str()
+    }
+    fn text(&self, key: &str) -> Option<String> {
+        match self.slot(key)? {
+            Slot::Text(s, _) => Some(s.to_string()),
+            Slot::Tree(v) => as_text(Some(v)),
+        }
+    }
+    fn present(&self, key: &str) -> bool {
+        self.slot(key)
+            .is_some_and(|s| !matches!(s, Slot::Tree(Value::Null)))
+    }
 }
 
 /// The kept fields of a line's object, and those of its nested object when that is an object.
-#[derive(Default)]
-pub(crate) struct Kept {
-    fields: Level,
-    nested: Option<(&'static str, Level)>,
+pub(crate) struct Kept<'de> {
+    fields: Level<'de>,
+    nested: Option<(&'static str, Level<'de>)>,
 }
 
-impl Object for Kept {
+impl Object for Kept<'_> {
     fn get(&self, key: &str) -> Option<&Value> {
         self.fields.get(key)
     }
@@ -117,19 +181,31 @@ impl Object for Kept {
             _ => None,
         }
     }
+    fn contains_key(&self, key: &str) -> bool {
+        self.fields.contains_key(key)
+    }
+    fn str(&self, key: &str) -> Option<&str> {
+        self.fields.str(key)
+    }
+    fn text(&self, key: &str) -> Option<String> {
+        self.fields.text(key)
+    }
+    fn present(&self, key: &str) -> bool {
+        self.fields.present(key)
+    }
 }
 
 /// The kept fields of a line's object, and the model call input read from it (`None` when
 /// absent or null).
-pub(crate) struct Line {
-    pub obj: Kept,
+pub(crate) struct Line<'de> {
+    pub obj: Kept<'de>,
     pub input: Option<Input>,
 }
 
 impl Fields {
     /// The object of a line with only the kept fields, or `None` when the line is not one
     /// JSON object, or is left to the tree reader.
-    pub fn line(&'static self, text: &str) -> Option<Line> {
+    pub fn line<'de>(&'static self, text: &'de str) -> Option<Line<'de>> {
         let mut de = super::line_de::LineDe::new(text);
         let mut input = None;
         let obj = de
@@ -150,21 +226,24 @@ struct ObjectVisitor<'i> {
 }
 
 impl<'de> Visitor<'de> for ObjectVisitor<'_> {
-    type Value = Kept;
+    type Value = Kept<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kept, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kept<'de>, A::Error> {
         let fields = self.fields;
-        let mut obj = Kept::default();
+        let mut obj = Kept {
+            fields: Level::for_fields(fields),
+            nested: None,
+        };
         // Bit i: the field `by_kind[i]` was skipped.
         let mut skipped = 0u32;
         while let Some(Str(key)) = map.next_key::<Str>()? {
             let by_kind = fields.by_kind.iter().position(|(k, _)| same(k, &key));
             if let Some(i) = by_kind {
                 let wants = fields.by_kind[i].1;
-                let kind = obj.get(fields.kind);
-                if kind.is_some_and(|k| !k.as_str().is_some_and(wants)) {
+                let kind = obj.fields.slot(fields.kind);
+                if kind.is_some_and(|k| !k.str().is_some_and(wants)) {
                     map.next_value::<Skip>()?;
                     skipped |= 1 << i;
                     continue;
@@ -198,11 +277,11 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                         }
                     }
                 }
-                _ => obj.fields.insert(key, map.next_value::<Value>()?),
+                _ => obj.fields.insert(key, map.next_value_seed(SlotSeed)?),
             }
         }
         if skipped != 0 {
-            let kind = obj.get(fields.kind).and_then(Value::as_str);
+            let kind = obj.fields.str(fields.kind);
             let read = |(i, (_, wants)): (usize, &ByKind)| {
                 skipped & 1 << i != 0 && kind.is_some_and(wants)
             };
@@ -214,21 +293,22 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
     }
 }
 
-/// A value that is kept: an object with only its kept fields (`Ok`), anything else whole.
+/// A value that is kept: an object with only its kept fields (`Ok`), anything else as
+/// [`SlotSeed`] keeps it.
 struct Nested<'i> {
     fields: &'static Fields,
     input: &'i mut Option<Input>,
 }
 
 impl<'de> DeserializeSeed<'de> for Nested<'_> {
-    type Value = Result<Level, Value>;
+    type Value = Result<Level<'de>, Slot<'de>>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for Nested<'_> {
-    type Value = Result<Level, Value>;
+    type Value = Result<Level<'de>, Slot<'de>>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
@@ -240,27 +320,76 @@ impl<'de> Visitor<'de> for Nested<'_> {
         // One level of nesting: the nested object's own fields are a level.
         fields.visit_map(map).map(|kept| Ok(kept.fields))
     }
-    // Anything else as the tree holds it.
     fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
-        Ok(Err(Value::Null))
+        SlotSeed.visit_unit().map(Err)
     }
     fn visit_bool<E: Error>(self, b: bool) -> Result<Self::Value, E> {
-        Ok(Err(Value::Bool(b)))
+        SlotSeed.visit_bool(b).map(Err)
     }
     fn visit_u64<E: Error>(self, n: u64) -> Result<Self::Value, E> {
-        Ok(Err(Value::Number(n.into())))
+        SlotSeed.visit_u64(n).map(Err)
     }
     fn visit_i64<E: Error>(self, n: i64) -> Result<Self::Value, E> {
-        Ok(Err(Value::Number(n.into())))
+        SlotSeed.visit_i64(n).map(Err)
     }
     fn visit_f64<E: Error>(self, n: f64) -> Result<Self::Value, E> {
-        Ok(Err(Number::from_f64(n).map_or(Value::Null, Value::Number)))
+        SlotSeed.visit_f64(n).map(Err)
     }
     fn visit_str<E: Error>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(Err(Value::String(s.to_string())))
+        SlotSeed.visit_str(s).map(Err)
+    }
+    fn visit_borrowed_str<E: Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        SlotSeed.visit_borrowed_str(s).map(Err)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        Value::deserialize(SeqAccessDeserializer::new(seq)).map(Err)
+        SlotSeed.visit_seq(seq).map(Err)
+    }
+}
+
+/// A kept field's value as [`Slot`] holds it: a string as text, anything else as the tree
+/// (`serde_json::Value`) holds it.
+struct SlotSeed;
+
+impl<'de> DeserializeSeed<'de> for SlotSeed {
+    type Value = Slot<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SlotSeed {
+    type Value = Slot<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+        Ok(Slot::Tree(Value::Null))
+    }
+    fn visit_bool<E: Error>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(Slot::Tree(Value::Bool(b)))
+    }
+    fn visit_u64<E: Error>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(Slot::Tree(Value::Number(n.into())))
+    }
+    fn visit_i64<E: Error>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(Slot::Tree(Value::Number(n.into())))
+    }
+    fn visit_f64<E: Error>(self, n: f64) -> Result<Self::Value, E> {
+        Ok(Slot::Tree(
+            Number::from_f64(n).map_or(Value::Null, Value::Number),
+        ))
+    }
+    fn visit_str<E: Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Slot::Text(Cow::Owned(s.to_string()), OnceCell::new()))
+    }
+    fn visit_borrowed_str<E: Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Slot::Text(Cow::Borrowed(s), OnceCell::new()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(Slot::Tree)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map)).map(Slot::Tree)
     }
 }
 
@@ -350,7 +479,38 @@ mod tests {
         assert!(variants > 3000, "variants: {variants}");
     }
 
-    const RAW: [&str; 17] = [
+    /// A line's kept fields answer every accessor as the tree's object does: strings kept as
+    /// the line's text (borrowed, or decoded when escaped) give the tree's value when one
+    /// is asked for, and the same string, id text and presence.
+    #[test]
+    fn kept_fields_answer_as_the_tree() {
+        use super::{Fields, Object};
+        static KEEP: Fields = Fields {
+            keep: &["s", "e", "n", "f", "z", "b", "o", "a", "k"],
+            nested: None,
+            input: None,
+            by_kind: &[],
+            kind: "k",
+        };
+        let line = r#"{"s": "plain", "e": "tab\there \u00e9 \"q\"", "n": 42, "f": -1.5, "z": null, "b": true, "o": {"x": [1, "y"]}, "a": [], "k": "", "s": "last", "skipped": "x"}"#;
+        let tree: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).unwrap();
+        let kept = KEEP.line(line).expect("read by the fast path").obj;
+        for key in ["s", "e", "n", "f", "z", "b", "o", "a", "k", "absent"] {
+            assert_eq!(Object::get(&kept, key), tree.get(key), "{key}");
+            assert_eq!(Object::str(&kept, key), Object::str(&tree, key), "{key}");
+            assert_eq!(Object::text(&kept, key), Object::text(&tree, key), "{key}");
+            assert_eq!(kept.present(key), tree.present(key), "{key}");
+            assert_eq!(
+                Object::contains_key(&kept, key),
+                tree.contains_key(key),
+                "{key}"
+            );
+        }
+        assert_eq!(Object::str(&kept, "s"), Some("last"));
+        assert_eq!(Object::str(&kept, "e"), Some("tab\there é \"q\""));
+    }
+
+    const RAW: [&str; 19] = [
         // Inputs given as JSON text: a tool message with a surrogate pair (which the line's
         // deserializer declines), text that is not JSON, and a number.
         r#""[{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"\\ud83d\\ude00\"}]""#,
@@ -370,6 +530,10 @@ mod tests {
         "{\"content\":\"c\",\"tool_call_id\":\"call_1\"}",
         "[{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"x\"}]",
         "\"call_1\"",
+        // A tool message as JSON text (a Langfuse output read as a string, then parsed), and
+        // a string with escapes (decoded, not borrowed from the line).
+        r#""{\"content\":\"c\",\"tool_call_id\":\"call_1\"}""#,
+        r#""a\nb\u00e9\"""#,
     ];
 
     #[test]
@@ -418,7 +582,7 @@ mod fast_taken {
         for (name, read) in [
             (
                 "langfuse.jsonl",
-                super::super::langfuse::observation_line as fn(&str) -> _,
+                super::super::langfuse::observation_line as fn(&str) -> Option<super::Line<'_>>,
             ),
             (
                 "openai-agents.jsonl",

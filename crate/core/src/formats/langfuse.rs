@@ -38,21 +38,27 @@ const TYPES: [&str; 10] = [
     "GUARDRAIL",
 ];
 
+/// The field spelled `camel`, or `snake` when that one is absent or null.
+fn key<'k>(obj: &dyn Object, camel: &'k str, snake: &'k str) -> &'k str {
+    if obj.present(camel) {
+        camel
+    } else {
+        snake
+    }
+}
+
 fn get<'a>(obj: &'a dyn Object, camel: &str, snake: &str) -> Option<&'a Value> {
-    obj.get(camel)
-        .or_else(|| obj.get(snake))
-        .filter(|v| !v.is_null())
+    obj.get(key(obj, camel, snake)).filter(|v| !v.is_null())
 }
 
 fn text(obj: &dyn Object, camel: &str, snake: &str) -> Option<String> {
-    as_text(get(obj, camel, snake))
+    obj.text(key(obj, camel, snake))
 }
 
 /// An object that looks like one observation: a known `type` and a trace id or start time.
 pub(crate) fn is_observation(obj: &dyn Object) -> bool {
     let typed = obj
-        .get("type")
-        .and_then(Value::as_str)
+        .str("type")
         .is_some_and(|t| TYPES.iter().any(|ty| ty.eq_ignore_ascii_case(t)));
     typed
         && [
@@ -107,7 +113,7 @@ static FIELDS: Fields = Fields {
 ///
 /// `is_observation` and `read_item` only look at these fields, so they read the object made
 /// by [`Fields`] as they read the whole tree.
-pub(crate) fn observation_line(text: &str) -> Option<Line> {
+pub(crate) fn observation_line(text: &str) -> Option<Line<'_>> {
     let line = FIELDS.line(text)?;
     is_observation(&line.obj).then_some(line)
 }
@@ -184,11 +190,11 @@ fn read_observation(
     let parent = text(obj, "parentObservationId", "parent_observation_id");
     let name = text(obj, "name", "name");
     let times = Times {
-        start: get(obj, "startTime", "start_time")
-            .and_then(Value::as_str)
+        start: obj
+            .str(key(obj, "startTime", "start_time"))
             .and_then(parse_iso8601),
-        end: get(obj, "endTime", "end_time")
-            .and_then(Value::as_str)
+        end: obj
+            .str(key(obj, "endTime", "end_time"))
             .and_then(parse_iso8601),
     };
     // The ids move into the span's `SpanRef`, made only for tool calls and generations (a
@@ -198,24 +204,28 @@ fn read_observation(
         collector.span_ref(entry, text(obj, "traceId", "trace_id"), id, parent, times)
     };
     // The type in any case, compared without an uppercase copy per observation.
-    let kind = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+    let kind = obj.str("type").unwrap_or_default();
     match kind {
         _ if kind.eq_ignore_ascii_case("TOOL") => {
-            let output = get(obj, "output", "output");
+            // A string (most outputs) read as it is, with no tree value made of it.
+            let output = obj
+                .str("output")
+                .ok_or_else(|| get(obj, "output", "output"));
             let (result, output_id) = match output {
-                None => (
+                Ok(text) => messages::tool_result_text(text),
+                Err(None) => (
                     Captured::Missing("output is not recorded on the TOOL observation".into()),
                     None,
                 ),
-                Some(Value::Object(m)) if is_tool_message(m) => (
+                Err(Some(Value::Object(m))) if is_tool_message(m) => (
                     messages::captured(m.get("content"), "content"),
                     as_text(m.get("tool_call_id")),
                 ),
                 // Observations ingested over OpenTelemetry keep the tracer's text: LangChain's
                 // ToolMessage serialised (`{"type": "tool", "data": ...}`, `lc` constructor).
-                Some(v) => messages::tool_result(v),
+                Err(Some(v)) => messages::tool_result(v),
             };
-            let status = match obj.get("level").and_then(Value::as_str) {
+            let status = match obj.str("level") {
                 Some("ERROR") => Some("error".to_string()),
                 _ => None,
             };

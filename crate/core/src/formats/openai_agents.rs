@@ -28,16 +28,12 @@ use super::fields::{Fields, Line, Object};
 use super::message_list::Input;
 use super::messages;
 use super::model::{clean_id, parse_iso8601, Captured, ModelCall, Times, ToolCall};
-use super::otel::as_text;
 use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
 
 /// An exported trace or span item.
 pub(crate) fn is_item(obj: &dyn Object) -> bool {
-    matches!(
-        obj.get("object").and_then(Value::as_str),
-        Some("trace" | "trace.span")
-    ) || obj.object("span_data").is_some()
+    matches!(obj.str("object"), Some("trace" | "trace.span")) || obj.object("span_data").is_some()
 }
 
 /// The fields of an item that [`is_item`] and [`read_item`] look at, and those of its
@@ -76,7 +72,7 @@ static DATA_FIELDS: Fields = Fields {
 /// One JSONL line that is a single item, as the fields read, or `None` for anything else,
 /// which is then read as a whole tree. `is_item` and `read_item` only look at these
 /// fields, so they read the object made by [`Fields`] as they read the whole tree.
-pub(crate) fn item_line(text: &str) -> Option<Line> {
+pub(crate) fn item_line(text: &str) -> Option<Line<'_>> {
     let line = FIELDS.line(text)?;
     is_item(&line.obj).then_some(line)
 }
@@ -131,7 +127,7 @@ fn expected(found: &Value) -> String {
 }
 
 fn text(obj: &dyn Object, key: &str) -> Option<String> {
-    as_text(obj.get(key))
+    obj.text(key)
 }
 
 fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
@@ -152,7 +148,7 @@ fn read_span(
     sink: &mut dyn Sink,
 ) {
     let id = text(obj, "id").or_else(|| text(obj, "span_id"));
-    if obj.get("object").and_then(Value::as_str) == Some("trace") {
+    if obj.str("object") == Some("trace") {
         let workflow = text(obj, "workflow_name").unwrap_or_default();
         return sink.skipped(entry, id, format!("trace record ({workflow})"));
     }
@@ -160,17 +156,11 @@ fn read_span(
     // Borrowed: a copy of span_data was a copy of the model input it holds.
     let no_data = Map::new();
     let data = obj.object("span_data").unwrap_or(&no_data);
-    let kind = data
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("unknown");
+    let kind = data.str("type").unwrap_or("unknown");
     let name = text(data, "name");
-    let ended = obj.get("ended_at").and_then(Value::as_str);
+    let ended = obj.str("ended_at");
     let times = Times {
-        start: obj
-            .get("started_at")
-            .and_then(Value::as_str)
-            .and_then(parse_iso8601),
+        start: obj.str("started_at").and_then(parse_iso8601),
         end: ended.and_then(parse_iso8601),
     };
     // The ids move into the span's `SpanRef`, made only for tool and model calls (a context
@@ -183,14 +173,17 @@ fn read_span(
         "function" => {
             let status = if ended.is_none() {
                 Some("unfinished")
-            } else if obj.get("error").is_some_and(|e| !e.is_null()) {
+            } else if obj.present("error") {
                 Some("error")
             } else {
                 None
             };
-            let result = match data.get("output").filter(|v| !v.is_null()) {
-                Some(v) => messages::result_text(v),
-                None => Captured::Missing(
+            // A string (most outputs) read as it is, with no tree value made of it.
+            let output = data.str("output").ok_or_else(|| data.get("output"));
+            let result = match output {
+                Ok(text) => messages::hidden_or(text),
+                Err(Some(v)) if !v.is_null() => messages::result_text(v),
+                Err(_) => Captured::Missing(
                     "span_data.output is null: not recorded (trace_include_sensitive_data is \
                      off) or the tool returned nothing"
                         .into(),
