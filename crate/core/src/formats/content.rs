@@ -115,8 +115,8 @@ impl Content {
             Some(cut) => text[..cut].to_string(),
             None => text.to_string(),
         };
-        let (cut_markers, first_cut_marker) = find_markers(text, &CUT_WORDS);
-        let (mut redactions, mut first_redaction) = find_markers(text, &REDACT_WORDS);
+        let ((cut_markers, first_cut_marker), (mut redactions, mut first_redaction)) =
+            markers(text);
         let bare = redacted_finder().find_iter(text.as_bytes()).count() as u32;
         if bare > 0 {
             redactions += bare;
@@ -211,6 +211,20 @@ const REDACT_WORDS: [&str; 1] = ["redact"];
 /// Longest marker we accept, in bytes, on either side of its keyword.
 const MARKER_REACH: usize = 120;
 
+/// The cut markers and the redaction markers of `text` ([`find_markers_from`] with
+/// [`CUT_WORDS`] and [`REDACT_WORDS`]). Both scans start at the first opening bracket, which a
+/// scan from the start jumps to first (nothing before it is framed by a bracket): one search
+/// for it rather than one per scan, and for the many texts with none, no scan at all.
+fn markers(text: &str) -> ((u32, Option<String>), (u32, Option<String>)) {
+    match memchr::memchr3(b'[', b'(', b'<', text.as_bytes()) {
+        None => ((0, None), (0, None)),
+        Some(at) => (
+            find_markers_from(text, &CUT_WORDS, at),
+            find_markers_from(text, &REDACT_WORDS, at),
+        ),
+    }
+}
+
 /// Finds bracketed markers containing one of `words` (ASCII case-insensitive): `[`, `(` or
 /// `<` before the word with no closing bracket in between, and the matching closing bracket
 /// after it, each within [`MARKER_REACH`] bytes. Returns the count and the first marker.
@@ -224,15 +238,17 @@ const MARKER_REACH: usize = 120;
 /// The jumps find what a byte-by-byte scan finds: from a position where no bracket can frame
 /// a keyword ([`no_open_bracket`]), no keyword before the next opening bracket is a marker,
 /// and a keyword (letters only) never runs into that bracket, so the byte-by-byte scan, which
-/// steps one byte or one keyword at a time there, arrives at that very bracket.
-fn find_markers(text: &str, words: &[&str]) -> (u32, Option<String>) {
+/// steps one byte or one keyword at a time there, arrives at that very bracket. The scan
+/// starts at `from`: 0, or the first opening bracket, where the scan from 0 jumps first
+/// (see [`markers`]).
+fn find_markers_from(text: &str, words: &[&str], from: usize) -> (u32, Option<String>) {
     let bytes = text.as_bytes();
     let mut count = 0;
     let mut first = None;
-    let mut i = 0;
+    let mut i = from;
     // Where to ask next whether a jump is possible: asked at most once per 64 bytes while a
     // bracket is open, so the backward look never costs more than the scan it saves.
-    let mut ask_at = 0;
+    let mut ask_at = from;
     while i < bytes.len() {
         if i >= ask_at {
             if no_open_bracket(bytes, i) {
@@ -316,7 +332,12 @@ fn marker_around(bytes: &[u8], at: usize, len: usize) -> Option<(usize, usize)> 
 mod tests {
     use super::*;
 
-    /// The byte-by-byte scan [`find_markers`] was before it jumped between brackets.
+    /// The scan from the start of the text.
+    fn find_markers(text: &str, words: &[&str]) -> (u32, Option<String>) {
+        find_markers_from(text, words, 0)
+    }
+
+    /// The byte-by-byte scan [`find_markers_from`] was before it jumped between brackets.
     fn find_markers_bytewise(text: &str, words: &[&str]) -> (u32, Option<String>) {
         let bytes = text.as_bytes();
         let (mut count, mut first, mut i) = (0, None, 0);
@@ -386,6 +407,15 @@ mod tests {
                     "{text:?}"
                 );
             }
+            // Both scans as measuring makes them, from the first opening bracket.
+            assert_eq!(
+                markers(&text),
+                (
+                    find_markers_bytewise(&text, &CUT_WORDS),
+                    find_markers_bytewise(&text, &REDACT_WORDS)
+                ),
+                "{text:?}"
+            );
         }
     }
 
