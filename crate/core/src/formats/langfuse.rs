@@ -38,9 +38,10 @@ const TYPES: [&str; 10] = [
     "GUARDRAIL",
 ];
 
-/// The field spelled `camel`, or `snake` when that one is absent or null.
+/// The field spelled `camel`, or `snake` when there is no `camel` (a null `camel` is taken:
+/// the field is then absent, whatever `snake` holds).
 fn key<'k>(obj: &dyn Object, camel: &'k str, snake: &'k str) -> &'k str {
-    if obj.present(camel) {
+    if obj.contains_key(camel) {
         camel
     } else {
         snake
@@ -289,4 +290,38 @@ fn call_id(obj: &dyn Object) -> Option<String> {
         .into_iter()
         .flatten()
         .find_map(|m| KEYS.iter().find_map(|k| as_text(m.get(*k))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fields::Object;
+    use super::*;
+
+    /// Of the two spellings, the one read is the one the tree reader read before the fields
+    /// were kept as text (`get(camel).or_else(|| get(snake))`, null as absent), from a tree
+    /// and from a line's kept fields, for every mix of absent, null, string and number.
+    #[test]
+    fn camel_or_snake_as_the_tree_reads_it() {
+        let values = [None, Some("null"), Some("\"a\""), Some("7")];
+        for camel in values {
+            for snake in values {
+                let members: Vec<String> = [("traceId", camel), ("trace_id", snake)]
+                    .iter()
+                    .filter_map(|(k, v)| v.map(|v| format!("\"{k}\": {v}")))
+                    .chain(["\"type\": \"TOOL\"".to_string()])
+                    .collect();
+                let line = format!("{{{}}}", members.join(", "));
+                let tree: Map<String, Value> = serde_json::from_str(&line).unwrap();
+                let want = tree
+                    .get("traceId")
+                    .or_else(|| tree.get("trace_id"))
+                    .filter(|v| !v.is_null());
+                let kept = FIELDS.line(&line).expect("read by the fast path").obj;
+                for obj in [&tree as &dyn Object, &kept] {
+                    assert_eq!(get(obj, "traceId", "trace_id"), want, "{line}");
+                    assert_eq!(text(obj, "traceId", "trace_id"), as_text(want), "{line}");
+                }
+            }
+        }
+    }
 }
