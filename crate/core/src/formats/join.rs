@@ -141,14 +141,9 @@ fn outcomes<I: Inputs + ?Sized>(tools: &[ToolCall], models: &I) -> Vec<Option<(O
     // a bisection takes O(n log n) comparisons whatever the ids, where a hash table with a
     // fast hash can be flooded (and std's SipHash hashed every id of every input again).
     let traces_of = TraceGroups::new((0..models.len()).map(|m| models.at(m).trace_id.as_deref()));
-    let mut keyed: Vec<(u32, bool, i128, u64, usize)> = (0..models.len())
-        .map(|i| {
-            let (none, start, seq) = time_key(models.at(i));
-            (traces_of.group[i], none, start, seq, i)
-        })
-        .collect();
-    crate::sort::sort(&mut keyed);
-    let order: Vec<usize> = keyed.iter().map(|k| k.4).collect();
+    let order = grouped_order(&traces_of.group, traces_of.ids.len(), |i| {
+        time_key(models.at(i))
+    });
     // The call ids of the tool calls, once each per trace, in the same trace order: the only
     // ids the model calls' inputs are indexed by (an input re-lists every earlier call of
     // its run; a tool call has one id).
@@ -157,14 +152,14 @@ fn outcomes<I: Inputs + ?Sized>(tools: &[ToolCall], models: &I) -> Vec<Option<(O
         .iter()
         .map(|t| find(t.at.trace_id.as_deref()))
         .collect();
-    let mut tool_ids: Vec<(u32, &str)> = tools
+    let with_ids: Vec<(u32, &str)> = tools
         .iter()
         .zip(&tool_trace)
         .filter_map(|(t, g)| Some(((*g)?, t.call_id.as_deref()?)))
         .collect();
-    crate::sort::sort_by(&mut tool_ids, |a, b| {
-        a.0.cmp(&b.0).then_with(|| str_cmp(a.1, b.1))
-    });
+    let groups: Vec<u32> = with_ids.iter().map(|x| x.0).collect();
+    let by_id = grouped_order(&groups, traces_of.ids.len(), |k| Id(with_ids[k].1));
+    let mut tool_ids: Vec<(u32, &str)> = by_id.iter().map(|&k| with_ids[k]).collect();
     tool_ids.dedup();
     // Per trace, what makes "the later model calls of a tool" a pair of ranges of its time
     // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
@@ -404,6 +399,22 @@ fn str_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     crate::bytes::cmp(a.as_bytes(), b.as_bytes())
 }
 
+/// A call id ordered by [`str_cmp`], for [`grouped_order`]'s keys.
+#[derive(PartialEq, Eq)]
+struct Id<'a>(&'a str);
+
+impl Ord for Id<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        str_cmp(self.0, other.0)
+    }
+}
+
+impl PartialOrd for Id<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// `Option<&str>` order (`None` first) by [`str_cmp`].
 fn opt_cmp(a: Option<&str>, b: Option<&str>) -> std::cmp::Ordering {
     match (a, b) {
@@ -460,6 +471,44 @@ impl<'a> TraceGroups<'a> {
 
 /// The order of model calls within a trace: by start time, then read order; calls without
 /// a start time last, in read order.
+/// The positions `0..group.len()` ordered by (`group[i]`, `key(i)`, `i`): model calls
+/// grouped by trace, each trace's in time order; tool call ids grouped by trace, each
+/// trace's in id order. A counting sort by group (stable, so each group comes out in read
+/// order), then a group is sorted by its keys only when they are not already in order. Read
+/// order is usually time order and a trace has few tool calls, so on a real export this is
+/// about linear, where one comparison sort of everything by the whole tuple (behind
+/// `crate::sort`'s `dyn` comparison) took about a fifth of the join on 300 MB of OTLP.
+/// `group[i] < groups` for every `i`.
+fn grouped_order<K: Ord>(group: &[u32], groups: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
+    let mut starts = vec![0usize; groups + 1];
+    for &g in group {
+        starts[g as usize + 1] += 1;
+    }
+    for g in 0..groups {
+        starts[g + 1] += starts[g];
+    }
+    let mut fill = starts.clone();
+    let mut order = vec![0usize; group.len()];
+    for (i, &g) in group.iter().enumerate() {
+        order[fill[g as usize]] = i;
+        fill[g as usize] += 1;
+    }
+    for g in 0..groups {
+        let run = &mut order[starts[g]..starts[g + 1]];
+        // Within a group the positions ascend, so keys that never decrease leave the run in
+        // the order of the whole tuple (equal keys are ordered by position).
+        if run.windows(2).all(|w| key(w[0]) <= key(w[1])) {
+            continue;
+        }
+        let mut keyed: Vec<(K, usize)> = run.iter().map(|&i| (key(i), i)).collect();
+        crate::sort::sort(&mut keyed);
+        for (slot, (_, i)) in run.iter_mut().zip(keyed) {
+            *slot = i;
+        }
+    }
+    order
+}
+
 fn time_key(at: &SpanRef) -> (bool, i128, u64) {
     (
         at.times.start.is_none(),
@@ -1079,6 +1128,25 @@ mod tests {
             prop_assert_eq!(&rows, &naive_join(&tools, &models));
             // Read as from a table of distinct messages, the same rows.
             prop_assert_eq!(join(tools, &Tabled::new(&models)).collect::<Vec<_>>(), rows);
+        }
+
+        /// The grouped order is the order of one sort by (group, key, position), for
+        /// groups read in any order, keys in or out of order, and ties.
+        #[test]
+        fn grouped_order_is_one_sort_by_group_then_key(
+            calls in prop::collection::vec((0u32..4, 0u8..3, any::<bool>()), 0..40),
+            sorted in any::<bool>(),
+        ) {
+            let mut calls = calls;
+            // Half the cases in read order already (the common case the check skips).
+            if sorted {
+                calls.sort_by_key(|c| (c.1, c.2));
+            }
+            let group: Vec<u32> = calls.iter().map(|c| c.0).collect();
+            let key = |i: usize| (calls[i].1, calls[i].2);
+            let mut want: Vec<usize> = (0..calls.len()).collect();
+            want.sort_by_key(|&i| (group[i], key(i), i));
+            prop_assert_eq!(grouped_order(&group, 4, key), want);
         }
     }
 
