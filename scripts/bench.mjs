@@ -3,6 +3,7 @@
 // (and platform primitives where the issue names them), then writes BENCHMARKS.md.
 // Figures are medians of several runs; comparisons are ratios from the same run.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { gzipSync, brotliCompressSync, constants as zc } from 'node:zlib';
@@ -298,6 +299,32 @@ function longRunsInput(target) {
   return path;
 }
 
+/**
+ * A trace-format fixture repeated to `target` bytes with each copy's trace ids replaced by
+ * ids of its own (32 hex digits from a hash of the id and the copy's number); null when the
+ * fixture is missing or holds no `traceId`.
+ */
+function tracePerCopyInput(name, target) {
+  const src = `${repo}/crate/core/tests/fixtures/formats/${name}`;
+  if (!existsSync(src)) return null;
+  const path = `${out}/${name.replace(/\.jsonl$/, '')}-trace-per-copy-${target}.jsonl`;
+  if (existsSync(path) && statSync(path).size >= target) return path;
+  let one = readFileSync(src, 'utf8');
+  if (!one.endsWith('\n')) one += '\n';
+  const ids = [...new Set([...one.matchAll(/"traceId"\s*:\s*"([0-9a-fA-F]{32})"/g)].map((m) => m[1]))];
+  if (!ids.length) return null;
+  const copies = [];
+  let size = 0;
+  for (let k = 0; size < target; k++) {
+    let copy = one;
+    for (const id of ids) copy = copy.replaceAll(id, createHash('sha256').update(`${id}:${k}`).digest('hex').slice(0, 32));
+    copies.push(copy);
+    size += copy.length;
+  }
+  writeFileSync(path, copies.join(''));
+  return path;
+}
+
 function benchPeersOtlp() {
   // Each trace format's fixture repeated to the same size, read by toolslice end to end and
   // parsed line by line by orjson and json.loads (issue 17: every trace format at least as
@@ -345,6 +372,14 @@ function benchPeersOtlp() {
     if (!path) continue;
     measure(what, format, path, [[[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB)`]], true);
   }
+  // A fixture repeated keeps its trace id, so the OTLP input above is one trace of thousands
+  // of model calls. A real export holds many traces: here every copy gets trace ids of its
+  // own (a hash of the fixture's id and the copy's number), which the join groups and
+  // indexes trace by trace.
+  const perTrace = tracePerCopyInput('otlp-collector-events.jsonl', target);
+  if (perTrace) {
+    measure('OTLP JSON, the Collector file exporter layout, each copy of the fixture a trace of its own', 'otlp', perTrace, [[[], '`toolslice check --format otlp --flagged-only FILE`']], false);
+  }
   // The fixtures are short runs. A long one re-lists every earlier tool result in each model
   // input, as agent frameworks send them, so most of its bytes are repeats.
   const long = longRunsInput(target);
@@ -364,7 +399,7 @@ function benchPeersOtlp() {
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
+      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
       '',
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',
