@@ -299,6 +299,19 @@ function longRunsInput(target) {
   return path;
 }
 
+/** A trace-format fixture repeated to `target` bytes (its copies keep its ids); null when missing. */
+function fixtureInput(name, target) {
+  const src = `${repo}/crate/core/tests/fixtures/formats/${name}`;
+  if (!existsSync(src)) return null;
+  const one = readFileSync(src, 'utf8');
+  const path = `${out}/${name.replace(/\.jsonl$/, '')}-${target}.jsonl`;
+  if (!existsSync(path) || statSync(path).size < target) {
+    const body = one.endsWith('\n') ? one : one + '\n';
+    writeFileSync(path, body.repeat(Math.ceil(target / body.length)));
+  }
+  return path;
+}
+
 /**
  * A trace-format fixture repeated to `target` bytes with each copy's trace ids replaced by
  * ids of its own (32 hex digits from a hash of the id and the copy's number); null when the
@@ -339,17 +352,7 @@ function benchPeersOtlp() {
   // Seven rounds: with three, runs of one build here moved by about 0.1 in these ratios.
   const otlpRounds = quick ? 1 : 7;
   const rows = [];
-  const inputOf = (name, target) => {
-    const src = `${repo}/crate/core/tests/fixtures/formats/${name}`;
-    if (!existsSync(src)) return null;
-    const one = readFileSync(src, 'utf8');
-    const path = `${out}/${name.replace(/\.jsonl$/, '')}-${target}.jsonl`;
-    if (!existsSync(path) || statSync(path).size < target) {
-      const body = one.endsWith('\n') ? one : one + '\n';
-      writeFileSync(path, body.repeat(Math.ceil(target / body.length)));
-    }
-    return path;
-  };
+  const inputOf = fixtureInput;
   const measure = (what, format, path, toolsliceRuns, withJson) => {
     const size = mb(statSync(path).size);
     const cmds = toolsliceRuns.map(([args]) => ['node', [`${repo}/pkg/cli.mjs`, 'check', ...args, '--format', format, '--flagged-only', path]]);
@@ -456,6 +459,43 @@ function benchEndpointSplit(path) {
     '|---|---|---:|---:|---:|---:|',
     ...s.map((t, i) => `| OTLP JSON export requests, ${fmt(size)} MB | ${names[i]} | ${t.toFixed(3)} s | ${fmt(size / t)} | ${fmt((t / documents) * 1e6)} | ${ratio(floor, t)} |`),
   ];
+}
+
+// ---------------------------------------------------------------- first pass
+/**
+ * The first check in a fresh process beside the warm ones after it (issue 17: the first pass
+ * close to a warm one), per input: `scripts/first-pass.mjs --json`, a fresh Node process per
+ * round, each checking the file six times with the check-only module as the CLI does.
+ */
+function benchFirstPass() {
+  const target = quick ? 5e6 : 50e6;
+  const processes = quick ? 2 : 5;
+  const inputs = [
+    [spanFile(quick ? 10e6 : 100e6), 'spans', 'span JSONL (the throughput section\'s input)'],
+    [fixtureInput('otlp-collector-events.jsonl', target), 'otlp', 'OTLP JSON, Collector file layout, one trace'],
+    [tracePerCopyInput('otlp-collector-events.jsonl', target), 'otlp', 'OTLP JSON, Collector file layout, a trace per copy'],
+    [fixtureInput('langfuse.jsonl', target), 'langfuse', 'Langfuse observation export'],
+    [fixtureInput('openai-agents.jsonl', target), 'openai_agents', 'OpenAI Agents SDK trace export'],
+  ];
+  const rows = [];
+  for (const [path, format, what] of inputs) {
+    if (!path) continue;
+    log(`first pass: ${format}, ${fmt(mb(statSync(path).size))} MB`);
+    const [s] = JSON.parse(run('node', [`${repo}/scripts/first-pass.mjs`, '--json', path, format, String(processes), `${repo}/pkg`]));
+    const ms = (x) => x.toFixed(0);
+    rows.push(`| ${what}, ${fmt(mb(statSync(path).size))} MB | ${ms(s.first)} ms | ${ms(s.warm)} ms | ${(s.first / s.warm).toFixed(2)}x | ${ms(s.push[0])} / ${ms(s.push[1])} ms | ${ms(s.finish[0])} / ${ms(s.finish[1])} ms | ${fmt(s.settledMB)} MB |`);
+  }
+  if (!rows.length) return;
+  sections.push({
+    title: 'First pass in a fresh process',
+    body: [
+      `What a \`toolslice check\` run pays beyond a warm check, with the process start and the module's import left out: each input checked six times in a fresh Node process by the check-only module's \`Checker\` (\`flaggedOnly\`, \`reserve\` of the file's size, 1 MiB chunks, as the CLI feeds it); the first pass beside the median of the five after it, in ${processes} processes, their medians. Command: \`node scripts/first-pass.mjs FILE FORMAT ${processes} pkg\`. A fresh process runs the module's functions in V8's baseline tier (Liftoff) until its optimizing compiler (TurboFan) has compiled them on a background thread, and a wasm function that is running keeps its code (no on-stack replacement): the functions a check calls once, the join and the report's end, run all of their first call in the baseline tier. "Settled by": the MB read when three quarters of the first pass's extra push time over the warm passes (chunk by chunk) was spent.`,
+      '',
+      '| input | first pass | warm pass | first / warm | push, first / warm | finish, first / warm | settled by |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...rows,
+    ].join('\n'),
+  });
 }
 
 // ---------------------------------------------------------------- module size and startup
@@ -991,7 +1031,8 @@ if (process.argv.includes('--profiles')) {
   // --only NAME[,NAME]: run some sections (for trying one; such a run writes
   // bench-out/BENCHMARKS.only.md, never BENCHMARKS.md).
   const all = { check: benchCheck, truncate: benchTruncate, sha: benchSha, pack: benchPack, formats: benchFormats,
-    'peers-check': benchPeersCheck, 'peers-otlp': benchPeersOtlp, redact: benchRedact, module: benchModule };
+    'peers-check': benchPeersCheck, 'peers-otlp': benchPeersOtlp, 'first-pass': benchFirstPass, redact: benchRedact,
+    module: benchModule };
   for (const [name, fn] of Object.entries(all)) {
     if (!only || only.includes(name)) await fn();
   }
