@@ -1,6 +1,6 @@
 // A trace file checked in fresh processes, built packages side by side: the first pass (what a
 // CLI run pays: the module's functions start in V8's baseline tier) and the warm ones after it.
-//   node scripts/first-pass.mjs [--json] FILE FORMAT PROCESSES DIR...   (DIR: a package, e.g. pkg)
+//   node scripts/first-pass.mjs [--json] [--v8 FLAGS] FILE FORMAT PROCESSES DIR...   (DIR: a package)
 // Each process checks FILE 6 times with DIR/check's Checker (`flaggedOnly`, room reserved for the
 // file, 1 MiB chunks, as the CLI feeds it) and times each chunk's push and the finish; the
 // processes of the DIRs take turns. Printed per DIR: the median over processes of the first pass
@@ -8,9 +8,12 @@
 // --json, one object per DIR instead (scripts/bench reads it): those medians, the push and the
 // finish apart, and `settledMB`: the MB the first pass had read when three quarters of its push's
 // extra time over the warm passes was spent (chunk by chunk), that is, how far into the file the
-// baseline tier held the reading back.
+// baseline tier held the reading back. With --v8 FLAGS (e.g. '--no-liftoff'), each process sets
+// those V8 flags (v8.setFlagsFromString) before it compiles the module: how tiering flags were
+// measured (the note on issue 17 lists them).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +27,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 
 if (process.argv[2] === '--child') {
-  const [, , , dir, file, format] = process.argv;
+  const [, , , dir, file, format, flags] = process.argv;
+  if (flags) setFlagsFromString(flags);
   const ts = await import(`${dir}/check/node.mjs`);
   const data = readFileSync(file);
   const passes = [];
@@ -46,9 +50,14 @@ if (process.argv[2] === '--child') {
   const args = process.argv.slice(2);
   const json = args[0] === '--json';
   if (json) args.shift();
+  let flags = '';
+  if (args[0] === '--v8') {
+    flags = args[1] ?? '';
+    args.splice(0, 2);
+  }
   const [file, format, processes, ...dirs] = args;
   if (!file || !format || !(+processes > 0) || dirs.length === 0) {
-    console.error('usage: node scripts/first-pass.mjs [--json] FILE FORMAT PROCESSES DIR...');
+    console.error('usage: node scripts/first-pass.mjs [--json] [--v8 FLAGS] FILE FORMAT PROCESSES DIR...');
     process.exit(2);
   }
   const self = fileURLToPath(import.meta.url);
@@ -56,7 +65,7 @@ if (process.argv[2] === '--child') {
   const runs = new Map(dirs.map((d) => [d, []]));
   for (let i = 0; i < +processes; i++) {
     for (const d of dirs) {
-      const out = execFileSync(process.execPath, [self, '--child', resolve(d), resolve(file), format], { maxBuffer: 1 << 26 });
+      const out = execFileSync(process.execPath, [self, '--child', resolve(d), resolve(file), format, flags], { maxBuffer: 1 << 26 });
       const [first, ...warm] = JSON.parse(out);
       // Per chunk, the warm passes' median: what the first pass's chunk is set against.
       const warmChunks = first.chunks.map((_, c) => median(warm.map((w) => w.chunks[c])));
