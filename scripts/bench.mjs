@@ -299,16 +299,21 @@ function longRunsInput(target) {
   return path;
 }
 
-/** A trace-format fixture repeated to `target` bytes (its copies keep its ids); null when missing. */
-function fixtureInput(name, target) {
+/** A trace-format fixture's text, ending with a newline; null when it is missing. */
+function fixtureText(name) {
   const src = `${repo}/crate/core/tests/fixtures/formats/${name}`;
   if (!existsSync(src)) return null;
   const one = readFileSync(src, 'utf8');
+  return one.endsWith('\n') ? one : one + '\n';
+}
+
+/** A trace-format fixture repeated to `target` bytes (its copies keep its ids); null when missing. */
+function fixtureInput(name, target) {
   const path = `${out}/${name.replace(/\.jsonl$/, '')}-${target}.jsonl`;
-  if (!existsSync(path) || statSync(path).size < target) {
-    const body = one.endsWith('\n') ? one : one + '\n';
-    writeFileSync(path, body.repeat(Math.ceil(target / body.length)));
-  }
+  if (existsSync(path) && statSync(path).size >= target) return path;
+  const one = fixtureText(name);
+  if (one === null) return null;
+  writeFileSync(path, one.repeat(Math.ceil(target / one.length)));
   return path;
 }
 
@@ -318,12 +323,10 @@ function fixtureInput(name, target) {
  * fixture is missing or holds no `traceId`.
  */
 function tracePerCopyInput(name, target) {
-  const src = `${repo}/crate/core/tests/fixtures/formats/${name}`;
-  if (!existsSync(src)) return null;
   const path = `${out}/${name.replace(/\.jsonl$/, '')}-trace-per-copy-${target}.jsonl`;
   if (existsSync(path) && statSync(path).size >= target) return path;
-  let one = readFileSync(src, 'utf8');
-  if (!one.endsWith('\n')) one += '\n';
+  const one = fixtureText(name);
+  if (one === null) return null;
   const ids = [...new Set([...one.matchAll(/"traceId"\s*:\s*"([0-9a-fA-F]{32})"/g)].map((m) => m[1]))];
   if (!ids.length) return null;
   const copies = [];
@@ -352,7 +355,6 @@ function benchPeersOtlp() {
   // Seven rounds: with three, runs of one build here moved by about 0.1 in these ratios.
   const otlpRounds = quick ? 1 : 7;
   const rows = [];
-  const inputOf = fixtureInput;
   const measure = (what, format, path, toolsliceRuns, withJson) => {
     const size = mb(statSync(path).size);
     const cmds = toolsliceRuns.map(([args]) => ['node', [`${repo}/pkg/cli.mjs`, 'check', ...args, '--format', format, '--flagged-only', path]]);
@@ -371,7 +373,7 @@ function benchPeersOtlp() {
   };
   const target = quick ? 5e6 : 50e6;
   for (const [name, format, what] of inputs) {
-    const path = inputOf(name, target);
+    const path = fixtureInput(name, target);
     if (!path) continue;
     measure(what, format, path, [[[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB)`]], true);
   }
@@ -389,7 +391,7 @@ function benchPeersOtlp() {
   measure(`OpenAI Agents SDK trace export, runs of ${LONG_RUN_CALLS} tool calls of ${LONG_RUN_RESULT / 1000} KB, each model input re-listing its run`, 'openai_agents', long, [[[], '`toolslice check --format openai_agents --flagged-only FILE`']], true);
   if (!quick) {
     const [name, format, what] = inputs[0];
-    const path = inputOf(name, 300e6);
+    const path = fixtureInput(name, 300e6);
     if (path) {
       measure(what, format, path, [
         [[], `\`toolslice check --format ${format} --flagged-only FILE\` (${threads} threads)`],
@@ -397,7 +399,7 @@ function benchPeersOtlp() {
       ], false);
     }
   }
-  const endpoint = benchEndpointSplit(inputOf(inputs[0][0], target));
+  const endpoint = benchEndpointSplit(fixtureInput(inputs[0][0], target));
   if (!rows.length) return;
   sections.push({
     title: 'Trace formats beside orjson',
