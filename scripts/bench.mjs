@@ -355,8 +355,9 @@ function benchPeersOtlp() {
   // Seven rounds: with three, runs of one build here moved by about 0.1 in these ratios.
   const otlpRounds = quick ? 1 : 7;
   const rows = [];
-  const measure = (what, format, path, toolsliceRuns, withJson) => {
+  const measure = (what, format, path, toolsliceRuns, withJson, sizeLabel) => {
     const size = mb(statSync(path).size);
+    const label = sizeLabel ?? `${fmt(size)} MB`;
     const cmds = toolsliceRuns.map(([args]) => ['node', [`${repo}/pkg/cli.mjs`, 'check', ...args, '--format', format, '--flagged-only', path]]);
     const names = toolsliceRuns.map(([, name]) => name);
     let floorAt = -1;
@@ -369,8 +370,16 @@ function benchPeersOtlp() {
     log(`peers: ${format}, ${fmt(size)} MB`);
     const res = interleaved(cmds, otlpRounds);
     const floor = res[floorAt] ?? res[0];
-    rows.push(...res.map((r, i) => `| ${what}, ${fmt(size)} MB | ${names[i]} | ${r.s.toFixed(2)} s | ${fmt(size / r.s)} | ${fmt(r.rssMB)} MB | ${ratio(floor.s, r.s)} |`));
+    rows.push(...res.map((r, i) => `| ${what}, ${label} | ${names[i]} | ${r.s.toFixed(2)} s | ${fmt(size / r.s)} | ${fmt(r.rssMB)} MB | ${ratio(floor.s, r.s)} |`));
   };
+  // What a run costs besides reading: the OTLP fixture once (four export requests), so the
+  // process start, the module's load, the output and the exit, beside Python's start and
+  // orjson's import. The rows below less this are what reading their input costs.
+  const once = fixtureInput(inputs[0][0], 1);
+  if (once) {
+    const bytes = statSync(once).size;
+    measure('OTLP JSON, the fixture once (the fixed cost of a run)', 'otlp', once, [[[], '`toolslice check --format otlp --flagged-only FILE`']], false, `${(bytes / 1000).toFixed(1)} KB`);
+  }
   const target = quick ? 5e6 : 50e6;
   for (const [name, format, what] of inputs) {
     const path = fixtureInput(name, target);
@@ -404,7 +413,7 @@ function benchPeersOtlp() {
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
+      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
       '',
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',
