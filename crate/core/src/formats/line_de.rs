@@ -230,6 +230,95 @@ impl<'de> LineDe<'de> {
         }
     }
 
+    /// Steps over one value, accepting and declining exactly what [`Self::deserialize_any`]
+    /// does for a visitor that keeps nothing, but without one: no visitor call per member or
+    /// element, and a string's escapes checked, not decoded into `scratch`. The line readers
+    /// skip most of the members they meet (a Langfuse observation's usage, model parameters,
+    /// a generation's output; a tool message's role and metadata).
+    fn skip(&mut self) -> Result<()> {
+        match self.peek()? {
+            b'"' => self.skip_string(),
+            b'{' => {
+                self.enter()?;
+                let mut members = 0;
+                loop {
+                    // As [`Map`] reads: `}`, or (after a `,` past the first) a key, `:`, a value.
+                    let mut c = self.peek()?;
+                    if c == b'}' {
+                        break;
+                    }
+                    if members > 0 {
+                        if c != b',' {
+                            return Err(Declined);
+                        }
+                        self.i += 1;
+                        c = self.peek()?;
+                    }
+                    members += 1;
+                    if c != b'"' || !self.members_allowed(members) {
+                        return Err(Declined);
+                    }
+                    self.skip_string()?;
+                    if self.peek()? != b':' {
+                        return Err(Declined);
+                    }
+                    self.i += 1;
+                    self.skip()?;
+                }
+                self.leave();
+                Ok(())
+            }
+            b'[' => {
+                self.enter()?;
+                let mut first = true;
+                loop {
+                    // As [`Seq`] reads: `]`, or (after a `,` past the first) a value.
+                    let c = self.peek()?;
+                    if c == b']' {
+                        break;
+                    }
+                    if !std::mem::replace(&mut first, false) {
+                        if c != b',' {
+                            return Err(Declined);
+                        }
+                        self.i += 1;
+                        if self.peek()? == b']' {
+                            return Err(Declined);
+                        }
+                    }
+                    self.skip()?;
+                }
+                self.leave();
+                Ok(())
+            }
+            b'n' => self.literal(b"null"),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'-' | b'0'..=b'9' => self.number(de::IgnoredAny).map(drop),
+            _ => Err(Declined),
+        }
+    }
+
+    /// Steps over the string at `self.i` as [`Self::string`] reads it.
+    fn skip_string(&mut self) -> Result<()> {
+        let mut from = self.i + 1;
+        loop {
+            let at = next_special::<false>(self.b, from).ok_or(Declined)?;
+            match self.b[at] {
+                b'"' => {
+                    self.i = at + 1;
+                    return Ok(());
+                }
+                b'\\' => {
+                    let (_, used) = escape(&self.b[at + 1..]).ok_or(Declined)?;
+                    from = at + 1 + used;
+                }
+                // A control byte: serde_json fails.
+                _ => return Err(Declined),
+            }
+        }
+    }
+
     /// Steps into the object or array at `self.i`, counting its depth as serde_json does.
     pub(super) fn enter(&mut self) -> Result<()> {
         self.depth += 1;
@@ -422,10 +511,11 @@ impl<'de> de::Deserializer<'de> for &mut LineDe<'de> {
         }
     }
 
-    // Skipping reads as `deserialize_any` does: stricter than serde_json's skip, never
-    // laxer.
+    // Skipping accepts what `deserialize_any` does (stricter than serde_json's skip, never
+    // laxer), and the visitor is told only that a value was there.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_any(visitor)
+        self.skip()?;
+        visitor.visit_unit()
     }
 
     // The rest of serde's data model, which the fast paths' visitors do not ask for and
@@ -618,7 +708,8 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.0.string(visitor)
+        self.0.skip_string()?;
+        visitor.visit_unit()
     }
 
     declined! {
@@ -802,6 +893,10 @@ mod tests {
             assert_eq!(a.to_string(), b.to_string(), "{text:?}");
         }
         assert_eq!(value.is_some(), read, "{text:?}");
+        // Skipped (as the readers skip the members they do not keep): the same texts taken
+        // and the same declined, so a skip never accepts what serde_json rejects.
+        let skipped = from_str::<de::IgnoredAny>(text);
+        assert_eq!(skipped.is_some(), read, "skipped: {text:?}");
         read
     }
 

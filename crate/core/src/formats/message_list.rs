@@ -631,11 +631,12 @@ pub(crate) fn read_string(text: &str) -> Option<Input> {
     visitor.visit_str::<serde_json::Error>(text).ok().flatten()
 }
 
-/// The tool messages of an input given as JSON text, read as [`InputSeed`] reads it, or
-/// `None` where the tree reader is to read it (for the tests that compare the two).
+/// The tool messages of an input given as JSON text, read as [`InputSeed`] reads it from a
+/// line (by the line deserializer), or `None` where the tree reader is to read it (for the
+/// tests that compare the two).
 #[cfg(test)]
 pub(crate) fn read_text(text: &str) -> Option<Option<Input>> {
-    let mut de = serde_json::Deserializer::from_str(text);
+    let mut de = super::line_de::LineDe::new(text);
     let read = InputSeed.deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(read)

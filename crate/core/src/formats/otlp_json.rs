@@ -100,12 +100,14 @@ impl<'de> Deserialize<'de> for Str<'de> {
     }
 }
 
-/// Any JSON value, parsed as the tree reader parses it and dropped.
+/// Any JSON value, parsed as the tree reader parses it and dropped: asked for as a value to
+/// ignore, which the line deserializer steps over without a visitor call per member
+/// (`line_de::LineDe::skip`) and declines where the tree reader would fail.
 pub(super) struct Skip;
 
 impl<'de> Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(SkipVisitor)
+        d.deserialize_ignored_any(SkipVisitor)
     }
 }
 
