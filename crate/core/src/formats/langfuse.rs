@@ -15,6 +15,8 @@
 //! Every other type (`SPAN`, `AGENT`, `CHAIN`, `EVENT` ...) is context. Field names are
 //! camelCase as the API writes them; snake_case is accepted too.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::fields::{Fields, Line, Object};
@@ -38,6 +40,28 @@ const TYPES: [&str; 10] = [
     "GUARDRAIL",
 ];
 
+/// Why an observation of each type but TOOL and GENERATION is skipped, written once rather
+/// than formatted for each of them (most observations of an agent's export are these).
+macro_rules! context_reasons {
+    ($($ty:literal)*) => {
+        [$(($ty, concat!("Langfuse ", $ty, " observation, not a tool call or generation"))),*]
+    };
+}
+const CONTEXT_REASONS: [(&str, &str); 8] = context_reasons!("SPAN" "EVENT" "AGENT" "CHAIN" "RETRIEVER" "EMBEDDING" "EVALUATOR" "GUARDRAIL");
+
+fn context_reason(kind: &str) -> Cow<'static, str> {
+    match CONTEXT_REASONS
+        .iter()
+        .find(|(ty, _)| ty.eq_ignore_ascii_case(kind))
+    {
+        Some((_, reason)) => Cow::Borrowed(reason),
+        None => Cow::Owned(format!(
+            "Langfuse {} observation, not a tool call or generation",
+            kind.to_ascii_uppercase()
+        )),
+    }
+}
+
 /// The field spelled `camel`, or `snake` when there is no `camel` (a null `camel` is taken:
 /// the field is then absent, whatever `snake` holds).
 fn key<'k>(obj: &dyn Object, camel: &'k str, snake: &'k str) -> &'k str {
@@ -54,6 +78,15 @@ fn get<'a>(obj: &'a dyn Object, camel: &str, snake: &str) -> Option<&'a Value> {
 
 fn text(obj: &dyn Object, camel: &str, snake: &str) -> Option<String> {
     obj.text(key(obj, camel, snake))
+}
+
+/// [`text`], borrowed from the line when the field is a string (as most ids are).
+fn text_ref<'a>(obj: &'a dyn Object, camel: &str, snake: &str) -> Option<Cow<'a, str>> {
+    let key = key(obj, camel, snake);
+    match obj.str(key) {
+        Some(s) => Some(Cow::Borrowed(s)),
+        None => obj.text(key).map(Cow::Owned),
+    }
 }
 
 /// An object that looks like one observation: a known `type` and a trace id or start time.
@@ -187,9 +220,12 @@ fn read_observation(
     collector: &mut Collector,
     sink: &mut dyn Sink,
 ) {
-    let id = text(obj, "id", "id");
-    let parent = text(obj, "parentObservationId", "parent_observation_id");
-    let name = text(obj, "name", "name");
+    // Borrowed from the line: a context observation lends them to the sink, which copies
+    // what it keeps; a tool call or generation owns them.
+    let id = text_ref(obj, "id", "id");
+    let parent = text_ref(obj, "parentObservationId", "parent_observation_id");
+    let name = text_ref(obj, "name", "name");
+    let owned = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
     let times = Times {
         start: obj
             .str(key(obj, "startTime", "start_time"))
@@ -230,10 +266,10 @@ fn read_observation(
                 Some("ERROR") => Some("error".to_string()),
                 _ => None,
             };
-            let at = at(collector, id, parent);
+            let at = at(collector, owned(id), owned(parent));
             collector.tools.push(ToolCall {
                 at,
-                name,
+                name: owned(name),
                 call_id: call_id(obj).or(output_id).and_then(|s| clean_id(&s)),
                 status,
                 result,
@@ -254,7 +290,7 @@ fn read_observation(
                 name.as_deref(),
                 "model call (GENERATION): read for the join",
             );
-            let at = at(collector, id, parent);
+            let at = at(collector, owned(id), owned(parent));
             collector.models.push(ModelCall { at, input });
         }
         other => collector.context(
@@ -263,10 +299,7 @@ fn read_observation(
             id.as_deref(),
             parent.as_deref(),
             name.as_deref(),
-            &format!(
-                "Langfuse {} observation, not a tool call or generation",
-                other.to_ascii_uppercase()
-            ),
+            &context_reason(other),
         ),
     }
 }
@@ -300,6 +333,29 @@ mod tests {
     /// Of the two spellings, the one read is the one the tree reader read before the fields
     /// were kept as text (`get(camel).or_else(|| get(snake))`, null as absent), from a tree
     /// and from a line's kept fields, for every mix of absent, null, string and number.
+    /// The context types get fixed texts, each the one the format string writes (in any
+    /// case the type came in); any other type is named as it came, upper-cased.
+    #[test]
+    fn context_types_are_named_as_the_format_writes_them() {
+        for kind in TYPES
+            .iter()
+            .copied()
+            .chain(["span", "Agent", "TASK", "", "odd\u{7}type"])
+        {
+            let want = format!(
+                "Langfuse {} observation, not a tool call or generation",
+                kind.to_ascii_uppercase()
+            );
+            assert_eq!(context_reason(kind), want);
+            let fixed = matches!(context_reason(kind), Cow::Borrowed(_));
+            let context = TYPES.iter().any(|t| t.eq_ignore_ascii_case(kind))
+                && !["TOOL", "GENERATION"]
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(kind));
+            assert_eq!(fixed, context, "{kind}");
+        }
+    }
+
     #[test]
     fn camel_or_snake_as_the_tree_reads_it() {
         let values = [None, Some("null"), Some("\"a\""), Some("7")];
