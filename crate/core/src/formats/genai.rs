@@ -244,38 +244,13 @@ fn from_prompt(groups: Vec<Group<'_, '_>>) -> Vec<Value> {
 /// not formatted per span (an agent's every turn is an `invoke_agent` span); any other
 /// operation is named as it came.
 fn other_operation(op: &str) -> Cow<'static, str> {
-    macro_rules! fixed {
-        ($($op:literal)*) => {
-            match op {
-                $($op => Cow::Borrowed(concat!("GenAI ", $op, " span, not a tool or model call")),)*
-                other => Cow::Owned(format!("GenAI {other} span, not a tool or model call")),
-            }
-        };
-    }
-    fixed!("invoke_agent" "create_agent" "embeddings" "invoke_workflow")
+    fixed_reason!(op, "GenAI ", " span, not a tool or model call",
+        "invoke_agent" "create_agent" "embeddings" "invoke_workflow")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The conventions' other operations get fixed texts, each the one the format string
-    /// writes; any other operation is named as it came.
-    #[test]
-    fn other_operations_are_named_as_the_format_writes_them() {
-        for op in [
-            "invoke_agent",
-            "create_agent",
-            "embeddings",
-            "invoke_workflow",
-            "x",
-            "",
-        ] {
-            let want = format!("GenAI {op} span, not a tool or model call");
-            assert_eq!(other_operation(op), want);
-        }
-        assert!(matches!(other_operation("invoke_agent"), Cow::Borrowed(_)));
-    }
 
     /// What a reading says, for comparing two readings.
     fn said(read: Option<Read>) -> String {

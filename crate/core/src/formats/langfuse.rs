@@ -40,26 +40,18 @@ const TYPES: [&str; 10] = [
     "GUARDRAIL",
 ];
 
-/// Why an observation of each type but TOOL and GENERATION is skipped, written once rather
-/// than formatted for each of them (most observations of an agent's export are these).
-macro_rules! context_reasons {
-    ($($ty:literal)*) => {
-        [$(($ty, concat!("Langfuse ", $ty, " observation, not a tool call or generation"))),*]
-    };
-}
-const CONTEXT_REASONS: [(&str, &str); 8] = context_reasons!("SPAN" "EVENT" "AGENT" "CHAIN" "RETRIEVER" "EMBEDDING" "EVALUATOR" "GUARDRAIL");
-
+/// Why an observation of a type but TOOL and GENERATION is skipped, named upper-cased: the
+/// types as fixed texts rather than formatted for each observation (most of an agent's
+/// export); a type in another case, or another type, formatted.
 fn context_reason(kind: &str) -> Cow<'static, str> {
-    match CONTEXT_REASONS
-        .iter()
-        .find(|(ty, _)| ty.eq_ignore_ascii_case(kind))
-    {
-        Some((_, reason)) => Cow::Borrowed(reason),
-        None => Cow::Owned(format!(
-            "Langfuse {} observation, not a tool call or generation",
-            kind.to_ascii_uppercase()
-        )),
+    if kind.bytes().any(|b| b.is_ascii_lowercase()) {
+        let upper = kind.to_ascii_uppercase();
+        return Cow::Owned(format!(
+            "Langfuse {upper} observation, not a tool call or generation"
+        ));
     }
+    fixed_reason!(kind, "Langfuse ", " observation, not a tool call or generation",
+        "SPAN" "EVENT" "AGENT" "CHAIN" "RETRIEVER" "EMBEDDING" "EVALUATOR" "GUARDRAIL")
 }
 
 /// The field spelled `camel`, or `snake` when there is no `camel` (a null `camel` is taken:
@@ -347,11 +339,9 @@ mod tests {
                 kind.to_ascii_uppercase()
             );
             assert_eq!(context_reason(kind), want);
+            // As the exports write them (upper case), the context types are fixed texts.
             let fixed = matches!(context_reason(kind), Cow::Borrowed(_));
-            let context = TYPES.iter().any(|t| t.eq_ignore_ascii_case(kind))
-                && !["TOOL", "GENERATION"]
-                    .iter()
-                    .any(|t| t.eq_ignore_ascii_case(kind));
+            let context = TYPES.contains(&kind) && !["TOOL", "GENERATION"].contains(&kind);
             assert_eq!(fixed, context, "{kind}");
         }
     }

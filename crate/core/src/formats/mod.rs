@@ -55,6 +55,18 @@
 //! assert_eq!(report.rows.row(0).injected_bytes, Some(5));
 //! ```
 
+/// A skip reason `{prefix}{kind}{suffix}`: a fixed text for each kind listed, rather than one
+/// formatted per span (most spans of an agent's export are context, of a handful of kinds),
+/// and formatted for any other kind. Each fixed text is the one the format string writes.
+macro_rules! fixed_reason {
+    ($kind:expr, $prefix:literal, $suffix:literal, $($known:literal)*) => {
+        match $kind {
+            $($known => std::borrow::Cow::Borrowed(concat!($prefix, $known, $suffix)),)*
+            other => std::borrow::Cow::Owned(format!(concat!($prefix, "{}", $suffix), other)),
+        }
+    };
+}
+
 mod ai_sdk;
 mod codec;
 mod content;
@@ -357,6 +369,17 @@ pub(crate) fn describe(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A listed kind gets its fixed text, any other kind the formatted one: the same text.
+    #[test]
+    fn fixed_reasons_read_as_formatted() {
+        let reason = |kind: &str| fixed_reason!(kind, "X ", " span", "a" "b_c");
+        for kind in ["a", "b_c", "A", "", "b", "odd\u{7}"] {
+            assert_eq!(reason(kind), format!("X {kind} span"));
+            let fixed = matches!(reason(kind), std::borrow::Cow::Borrowed(_));
+            assert_eq!(fixed, ["a", "b_c"].contains(&kind), "{kind:?}");
+        }
+    }
 
     #[test]
     fn format_options_parse() {

@@ -249,19 +249,8 @@ fn read_span(
 /// Why a span of another kind is skipped: the SDK's kinds as fixed texts, not formatted per
 /// span; any other kind is named as it came.
 fn other_span(kind: &str) -> Cow<'static, str> {
-    macro_rules! fixed {
-        ($($kind:literal)*) => {
-            match kind {
-                $($kind => Cow::Borrowed(concat!(
-                    "OpenAI Agents ", $kind, " span, not a tool or model call"
-                )),)*
-                other => Cow::Owned(format!(
-                    "OpenAI Agents {other} span, not a tool or model call"
-                )),
-            }
-        };
-    }
-    fixed!("agent" "handoff" "custom" "guardrail" "mcp_tools" "speech" "speech_group" "transcription")
+    fixed_reason!(kind, "OpenAI Agents ", " span, not a tool or model call",
+        "agent" "handoff" "custom" "guardrail" "mcp_tools" "speech" "speech_group" "transcription")
 }
 
 #[cfg(test)]

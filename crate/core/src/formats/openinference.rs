@@ -62,19 +62,8 @@ pub(crate) fn read(span: &OtelSpan<'_>) -> Read {
 /// formatted per span (a LangChain run is mostly CHAIN spans); any other kind is named as it
 /// came.
 fn other_kind(kind: &str) -> Cow<'static, str> {
-    macro_rules! fixed {
-        ($($kind:literal)*) => {
-            match kind {
-                $($kind => Cow::Borrowed(concat!(
-                    "OpenInference ", $kind, " span, not a tool or model call"
-                )),)*
-                other => Cow::Owned(format!(
-                    "OpenInference {other} span, not a tool or model call"
-                )),
-            }
-        };
-    }
-    fixed!("CHAIN" "AGENT" "RETRIEVER" "EMBEDDING" "RERANKER" "GUARDRAIL" "EVALUATOR" "PROMPT" "UNKNOWN")
+    fixed_reason!(kind, "OpenInference ", " span, not a tool or model call",
+        "CHAIN" "AGENT" "RETRIEVER" "EMBEDDING" "RERANKER" "GUARDRAIL" "EVALUATOR" "PROMPT" "UNKNOWN")
 }
 
 fn input_messages(span: &OtelSpan<'_>) -> Result<Vec<ToolMessage>, String> {
@@ -138,20 +127,4 @@ fn message(group: &Group<'_, '_>) -> Value {
         m["tool_calls"] = Value::Array(calls);
     }
     m
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The convention's other kinds get fixed texts, each the one the format string writes;
-    /// any other kind is named as it came.
-    #[test]
-    fn other_kinds_are_named_as_the_format_writes_them() {
-        for kind in ["CHAIN", "AGENT", "RETRIEVER", "UNKNOWN", "chain", "", "X"] {
-            let want = format!("OpenInference {kind} span, not a tool or model call");
-            assert_eq!(other_kind(kind), want);
-        }
-        assert!(matches!(other_kind("CHAIN"), Cow::Borrowed(_)));
-    }
 }
