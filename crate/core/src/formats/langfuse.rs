@@ -218,18 +218,18 @@ fn read_observation(
     let parent = text_ref(obj, "parentObservationId", "parent_observation_id");
     let name = text_ref(obj, "name", "name");
     let owned = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
-    let times = Times {
-        start: obj
-            .str(key(obj, "startTime", "start_time"))
-            .and_then(parse_iso8601),
-        end: obj
-            .str(key(obj, "endTime", "end_time"))
-            .and_then(parse_iso8601),
-    };
     // The ids move into the span's `SpanRef`, made only for tool calls and generations (a
     // context observation is only counted), rather than being copied for every observation,
-    // as the Agents SDK reader does.
+    // as the Agents SDK reader does; its times are parsed only then too.
     let at = |collector: &mut Collector, id, parent| {
+        let times = Times {
+            start: obj
+                .str(key(obj, "startTime", "start_time"))
+                .and_then(parse_iso8601),
+            end: obj
+                .str(key(obj, "endTime", "end_time"))
+                .and_then(parse_iso8601),
+        };
         collector.span_ref(entry, text(obj, "traceId", "trace_id"), id, parent, times)
     };
     // The type in any case, compared without an uppercase copy per observation.
