@@ -322,11 +322,8 @@ mod tests {
     use super::super::fields::Object;
     use super::*;
 
-    /// Of the two spellings, the one read is the one the tree reader read before the fields
-    /// were kept as text (`get(camel).or_else(|| get(snake))`, null as absent), from a tree
-    /// and from a line's kept fields, for every mix of absent, null, string and number.
-    /// The context types get fixed texts, each the one the format string writes (in any
-    /// case the type came in); any other type is named as it came, upper-cased.
+    /// Every type, in any case, is named upper-cased, as the format string writes it; the
+    /// context types as the exports spell them (upper case) get fixed texts.
     #[test]
     fn context_types_are_named_as_the_format_writes_them() {
         for kind in TYPES
@@ -339,13 +336,15 @@ mod tests {
                 kind.to_ascii_uppercase()
             );
             assert_eq!(context_reason(kind), want);
-            // As the exports write them (upper case), the context types are fixed texts.
             let fixed = matches!(context_reason(kind), Cow::Borrowed(_));
             let context = TYPES.contains(&kind) && !["TOOL", "GENERATION"].contains(&kind);
             assert_eq!(fixed, context, "{kind}");
         }
     }
 
+    /// Of the two spellings, the one read is the one the tree reader read before the fields
+    /// were kept as text (`get(camel).or_else(|| get(snake))`, null as absent), from a tree
+    /// and from a line's kept fields, for every mix of absent, null, string and number.
     #[test]
     fn camel_or_snake_as_the_tree_reads_it() {
         let values = [None, Some("null"), Some("\"a\""), Some("7")];
