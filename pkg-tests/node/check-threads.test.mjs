@@ -1,7 +1,8 @@
 // `toolslice check` on large trace files read by several threads (a worker per later range,
-// absorbed in order): the same output, byte for byte, as reading in one thread, for every
-// line-layout trace format with odd lines, and for the files that cannot be split (a single
-// JSON document, span JSONL), which the main thread then reads alone.
+// handed back in pieces, absorbed in order): the same output, byte for byte, as reading in
+// one thread, for every line-layout trace format with odd lines, and for the files that
+// cannot be split (a single JSON document, span JSONL), which the main thread then reads
+// alone.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -105,8 +106,12 @@ test('check run() in two threads takes in the worker part (not the one-thread fa
   const args = ['--threads', '2', '--jsonl', path];
   const prepared = prepare(args);
   assert.equal(prepared.cuts.length, 3, 'one cut: two ranges');
+  // The worker's range in pieces of at least 1 MB, each handed back as it is read.
+  const [worker] = prepared.workers;
+  const range = prepared.cuts[2] - prepared.cuts[1];
+  assert.ok(worker.pieces >= 2 && worker.pieces <= Math.ceil(range / (1 << 20)), `${worker.pieces} pieces of ${range} bytes`);
   const two = await check(args, prepared);
-  assert.equal(prepared.absorbed, 1, 'the worker part was absorbed');
+  assert.equal(prepared.absorbed, worker.pieces, 'every piece of the worker was absorbed');
   // Started without `prepare`, the workers start in run() itself.
   const late = await check(args, undefined);
   const one = await check(['--threads', '1', '--jsonl', path], undefined);
@@ -143,4 +148,38 @@ test('PartReader and Checker.absorb: the API the CLI uses, and its refusals', as
   const mid = new Checker();
   mid.push(text.subarray(0, cut - 2));
   assert.throws(() => mid.absorb(part), { code: 'part_refused' });
+});
+
+test('check in two threads: a refused piece and a worker that stops are read by this thread, the same report', async () => {
+  const { Writable } = await import('node:stream');
+  const { prepare, run: runCheck } = await import(new URL('../node_modules/toolslice/cli/check.mjs', import.meta.url));
+  const toolslice = await import('toolslice');
+  const path = bigLines('langfuse.jsonl');
+  const check = async (args, prepared) => {
+    const kept = [];
+    const stream = (into) => new Writable({ write(chunk, _e, done) { into.push(Buffer.from(chunk)); done(); } });
+    const code = await runCheck(args, { toolslice, stdout: stream(kept), stderr: stream([]), prepared });
+    return { code, text: Buffer.concat(kept).toString() };
+  };
+  const one = await check(['--threads', '1', '--flagged-only', path], undefined);
+  const args = ['--threads', '2', '--flagged-only', path];
+  for (const how of ['refused', 'stopped']) {
+    const prepared = prepare(args);
+    const [worker] = prepared.workers;
+    assert.ok(worker.pieces >= 3, `${worker.pieces} pieces`);
+    // The second piece damaged (absorb refuses it), or no piece after the first (as when the
+    // worker dies).
+    const next = worker.next;
+    let handed = 0;
+    worker.next = async () => {
+      const piece = await next();
+      handed += 1;
+      if (how === 'refused' && handed === 2) return { ...piece, part: piece.part.subarray(0, piece.part.length - 3) };
+      return how === 'stopped' && handed > 1 ? null : piece;
+    };
+    const two = await check(args, prepared);
+    assert.equal(two.code, one.code, how);
+    assert.equal(prepared.absorbed, how === 'refused' ? worker.pieces - 1 : 1, how);
+    assert.ok(two.text === one.text, `${how}: the reports differ`);
+  }
 });
