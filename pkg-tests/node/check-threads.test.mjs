@@ -183,3 +183,16 @@ test('check in two threads: a refused piece and a worker that stops are read by 
     assert.ok(two.text === one.text, `${how}: the reports differ`);
   }
 });
+
+test('check in two threads: a line longer than a piece, in the worker range, is read whole once', () => {
+  // bigLines' OTLP file with a 3 MB line (an object nobody reads) at 85%, where the worker's
+  // range is cut into 1 MB pieces: the cuts inside it move to its end.
+  const path = bigLines('otlp-collector-events.jsonl');
+  const text = readFileSync(path, 'utf8');
+  const at = text.indexOf('\n', Math.floor(text.length * 0.85)) + 1;
+  const long = `{"pad":"${'y'.repeat(3 << 20)}"}\n`;
+  const withLong = join(dir, 'long-line.jsonl');
+  writeFileSync(withLong, text.slice(0, at) + long + text.slice(at));
+  const r = same(['--flagged-only', withLong], ['2']);
+  assert.match(r.stdout, /# read as: otlp \(lines/);
+});
