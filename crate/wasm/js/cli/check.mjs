@@ -46,7 +46,9 @@ const PROGRESS_MIN_BYTES = 8 << 20;
 // On a 2-CPU machine two threads measured 1.24x faster on 100 MB of OTLP and 1.20x on 300 MB,
 // 1.06x on 50 MB (0.63 against 0.67 s, within the noise) and level on 30 MB (medians of 4-6
 // interleaved rounds): below, a worker's start (a thread, the module compiled again) and the
-// part handed back cost what the second thread saves.
+// part handed back cost what the second thread saves. With the parts handed back in pieces
+// (2026-12-05): 1.16x on 100 MB, 1.26x on 300 MB, level on 50 MB (0.39 s either way), 5
+// interleaved rounds each.
 const PARTS_MIN_BYTES = 64 << 20;
 // With `--threads N` given, from this size on: the user asked for threads.
 const PARTS_MIN_BYTES_ASKED = 4 << 20;
