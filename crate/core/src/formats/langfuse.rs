@@ -42,15 +42,14 @@ const TYPES: [&str; 10] = [
 
 /// Why an observation of a type but TOOL and GENERATION is skipped, named upper-cased: the
 /// types as fixed texts rather than formatted for each observation (most of an agent's
-/// export); a type in another case, or another type, formatted.
+/// export), another type formatted.
 fn context_reason(kind: &str) -> Cow<'static, str> {
-    if kind.bytes().any(|b| b.is_ascii_lowercase()) {
-        let upper = kind.to_ascii_uppercase();
-        return Cow::Owned(format!(
-            "Langfuse {upper} observation, not a tool call or generation"
-        ));
-    }
-    fixed_reason!(kind, "Langfuse ", " observation, not a tool call or generation",
+    // Exports spell the types upper-cased: only another spelling is copied to be upper-cased.
+    let upper = match kind.bytes().any(|b| b.is_ascii_lowercase()) {
+        true => Cow::Owned(kind.to_ascii_uppercase()),
+        false => Cow::Borrowed(kind),
+    };
+    fixed_reason!(&*upper, "Langfuse ", " observation, not a tool call or generation",
         "SPAN" "EVENT" "AGENT" "CHAIN" "RETRIEVER" "EMBEDDING" "EVALUATOR" "GUARDRAIL")
 }
 
@@ -323,7 +322,7 @@ mod tests {
     use super::*;
 
     /// Every type, in any case, is named upper-cased, as the format string writes it; the
-    /// context types as the exports spell them (upper case) get fixed texts.
+    /// context types, in any case, get fixed texts.
     #[test]
     fn context_types_are_named_as_the_format_writes_them() {
         for kind in TYPES
@@ -331,13 +330,11 @@ mod tests {
             .copied()
             .chain(["span", "Agent", "TASK", "", "odd\u{7}type"])
         {
-            let want = format!(
-                "Langfuse {} observation, not a tool call or generation",
-                kind.to_ascii_uppercase()
-            );
+            let upper = kind.to_ascii_uppercase();
+            let want = format!("Langfuse {upper} observation, not a tool call or generation");
             assert_eq!(context_reason(kind), want);
             let fixed = matches!(context_reason(kind), Cow::Borrowed(_));
-            let context = TYPES.contains(&kind) && !["TOOL", "GENERATION"].contains(&kind);
+            let context = TYPES.contains(&&*upper) && !["TOOL", "GENERATION"].contains(&&*upper);
             assert_eq!(fixed, context, "{kind}");
         }
     }
