@@ -51,6 +51,20 @@ function same(args, threads = ['2', '3']) {
   return one;
 }
 
+/** `check` run in this process (as the CLI runs it), with `prepare` to start its workers. */
+async function inProcess() {
+  const { Writable } = await import('node:stream');
+  const { prepare, run: runCheck } = await import(new URL('../node_modules/toolslice/cli/check.mjs', import.meta.url));
+  const toolslice = await import('toolslice');
+  const stream = (into) => new Writable({ write(chunk, _e, done) { into.push(Buffer.from(chunk)); done(); } });
+  const check = async (args, prepared) => {
+    const kept = [];
+    const code = await runCheck(args, { toolslice, stdout: stream(kept), stderr: stream([]), prepared });
+    return { code, text: Buffer.concat(kept).toString() };
+  };
+  return { prepare, check };
+}
+
 for (const name of ['otlp-collector-events.jsonl', 'langfuse.jsonl', 'openai-agents.jsonl']) {
   test(`check of a large ${name} gives the same report in several threads as in one`, () => {
     const path = bigLines(name);
@@ -88,19 +102,8 @@ test('check of several large files splits each, and --threads is checked', () =>
 });
 
 test('check run() in two threads takes in the worker part (not the one-thread fallback)', async () => {
-  const { Writable } = await import('node:stream');
-  const { prepare, run: runCheck } = await import(new URL('../node_modules/toolslice/cli/check.mjs', import.meta.url));
-  const toolslice = await import('toolslice');
+  const { prepare, check } = await inProcess();
   const path = bigLines('otlp-collector-events.jsonl');
-  const sink = () => {
-    const kept = [];
-    return { kept, stream: new Writable({ write(chunk, _e, done) { kept.push(Buffer.from(chunk)); done(); } }) };
-  };
-  const check = async (args, prepared) => {
-    const out = sink();
-    const code = await runCheck(args, { toolslice, stdout: out.stream, stderr: sink().stream, prepared });
-    return { code, text: Buffer.concat(out.kept).toString() };
-  };
   // Without --threads, a file below 64 MB is read in one thread.
   assert.equal(prepare(['--jsonl', path]), null);
   const args = ['--threads', '2', '--jsonl', path];
@@ -151,16 +154,8 @@ test('PartReader and Checker.absorb: the API the CLI uses, and its refusals', as
 });
 
 test('check in two threads: a refused piece and a worker that stops are read by this thread, the same report', async () => {
-  const { Writable } = await import('node:stream');
-  const { prepare, run: runCheck } = await import(new URL('../node_modules/toolslice/cli/check.mjs', import.meta.url));
-  const toolslice = await import('toolslice');
+  const { prepare, check } = await inProcess();
   const path = bigLines('langfuse.jsonl');
-  const check = async (args, prepared) => {
-    const kept = [];
-    const stream = (into) => new Writable({ write(chunk, _e, done) { into.push(Buffer.from(chunk)); done(); } });
-    const code = await runCheck(args, { toolslice, stdout: stream(kept), stderr: stream([]), prepared });
-    return { code, text: Buffer.concat(kept).toString() };
-  };
   const one = await check(['--threads', '1', '--flagged-only', path], undefined);
   const args = ['--threads', '2', '--flagged-only', path];
   for (const how of ['refused', 'stopped']) {
@@ -195,4 +190,27 @@ test('check in two threads: a line longer than a piece, in the worker range, is 
   writeFileSync(withLong, text.slice(0, at) + long + text.slice(at));
   const r = same(['--flagged-only', withLong], ['2']);
   assert.match(r.stdout, /# read as: otlp \(lines/);
+});
+
+test('check in two threads of real producers\' traces, repeated: every piece absorbed, the one-thread report', async () => {
+  // Traces the frameworks themselves exported (pkg-tests/producers/corpus, versions in
+  // VERSIONS.md): the Agents SDK's own exporter, and OTLP from LangChain with OpenLLMetry,
+  // pydantic-ai and the AI SDK. Each repeated to SIZE, so the worker's range is read in
+  // pieces of real lines.
+  const { prepare, check } = await inProcess();
+  const corpus = new URL('../producers/corpus/', import.meta.url);
+  for (const name of ['openai-agents.jsonl', 'langchain-openllmetry.otlp.jsonl', 'pydantic-ai.otlp.jsonl', 'ai-sdk-generate.otlp.jsonl']) {
+    const text = readFileSync(new URL(name, corpus), 'utf8').replace(/\n?$/, '\n');
+    const path = join(dir, `real-${name}`);
+    writeFileSync(path, text.repeat(Math.ceil(SIZE / text.length)));
+    const args = ['--threads', '2', '--flagged-only', path];
+    const prepared = prepare(args);
+    const [worker] = prepared.workers;
+    const two = await check(args, prepared);
+    const one = await check(['--threads', '1', '--flagged-only', path], undefined);
+    assert.equal(prepared.absorbed, worker.pieces, `${name}: every piece absorbed`);
+    assert.equal(two.code, one.code, name);
+    assert.ok(two.text === one.text, `${name}: the reports differ`);
+    assert.match(one.text, /# read as: (otlp|openai_agents) \(lines/, name);
+  }
 });
