@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
 import { intOption, parse, readChunks, stdinFileSize, UsageError } from './common.mjs';
+import { tierForOneCheck } from './tiering.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
 // The check-only module (pkg/check/, built for speed as the full one is): the same
@@ -81,13 +82,14 @@ const threadsOf = (values) => {
 };
 
 /**
- * Called before the module is loaded: when the first file is large enough to be read by
- * several threads, cuts it and starts the workers, whose start (a thread, about 0.1 s here)
- * then overlaps the main thread's. Anything odd (help, a usage error, stdin) prepares
- * nothing, and `run` deals with it.
+ * Called before the module is loaded: sets V8's compiler for one check (./tiering.mjs), and
+ * when the first file is large enough to be read by several threads, cuts it and starts the
+ * workers, whose start (a thread, about 0.1 s here) then overlaps the main thread's. Anything
+ * odd (help, a usage error, stdin) prepares no workers, and `run` deals with it.
  */
 export function prepare(args) {
   if (args.includes('-h') || args.includes('--help')) return null;
+  tierForOneCheck();
   try {
     const { values, positionals } = parseArgs({ args, options: optionSpec, allowPositionals: true, strict: true });
     const file = positionals[0];

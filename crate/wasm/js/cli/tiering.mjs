@@ -1,0 +1,27 @@
+// V8's optimizing compiler as a one-shot `toolslice check` wants it.
+//
+// A check in a fresh process runs the module's hot functions in V8's baseline tier until
+// TurboFan has compiled them in the background, and on a 2-CPU machine that compiling (over
+// a hundred functions, 300-400 ms of CPU for 50 MB of a trace format) competes with the check
+// for the second CPU. Loop unrolling and peeling are a tenth of TurboFan's time on these
+// functions (`node --turbo-stats-wasm`) and make the code it then allocates registers for
+// larger; the warm reading is no faster with them (1 MiB chunks, within 1%).
+//
+// Measured 2026-12-05, `toolslice check --flagged-only` on the bench inputs, 15 interleaved
+// cold processes each, medians, wall / user+sys CPU: OTLP 50 MB 470/650 -> 440/600 ms, a
+// trace per copy 460/679 -> 440/590, Agents SDK long runs 290/390 -> 270/360, Langfuse level
+// (570/770 -> 580/760); 300 MB of OTLP in 2 threads 1.21 -> 1.19 s, span JSONL level.
+// Earlier single-process measures of the first pass alone (issue 17's notes) put the gain
+// within the noise; the CPU it saves shows in whole runs.
+//
+// Only the command line sets them: flags are the process's, and a library must not change
+// its host's. They are set before the module is compiled (workers included: they share the
+// process's flags), and only for `check`: a long-lived process (the OTLP endpoint, the MCP
+// proxy) keeps V8's defaults for its steady state.
+import { setFlagsFromString } from 'node:v8';
+
+export const CHECK_V8_FLAGS = '--no-wasm-loop-unrolling --no-wasm-loop-peeling';
+
+export function tierForOneCheck() {
+  setFlagsFromString(CHECK_V8_FLAGS);
+}
