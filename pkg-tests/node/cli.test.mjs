@@ -19,6 +19,17 @@ test('check: exit 0 on a clean run, 1 on a silent clip, 1 on malformed lines', (
   assert.match(bad.stdout, /# invalid line 2: not valid JSON/);
 });
 
+test('check sets its V8 compiler flags only on the V8 they were measured on, silently', async () => {
+  // An unknown V8 flag is an error line on stderr: a clean run prints nothing there.
+  const r = cli(['check', fixture('good.jsonl')]);
+  assert.equal(r.status, 0);
+  assert.equal(r.stderr, '');
+  const { tierForOneCheck } = await import(new URL('../node_modules/toolslice/cli/tiering.mjs', import.meta.url));
+  assert.equal(tierForOneCheck('10.2.154.26-node.39'), false);
+  assert.equal(tierForOneCheck('12.4.254.21-node.33'), false);
+  assert.equal(tierForOneCheck('11.3.244.8-node.33'), true);
+});
+
 test('check reads stdin when no file is given', () => {
   const r = cli(['check'], readFileSync(fixture('clipped.jsonl')));
   assert.equal(r.status, 1);

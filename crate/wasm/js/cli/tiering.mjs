@@ -17,11 +17,17 @@
 // Only the command line sets them: flags are the process's, and a library must not change
 // its host's. They are set before the module is compiled (workers included: they share the
 // process's flags), and only for `check`: a long-lived process (the OTLP endpoint, the MCP
-// proxy) keeps V8's defaults for its steady state.
+// proxy) keeps V8's defaults for its steady state. Only on the V8 they were measured on
+// (Node 20's 11.x): Node 18's V8 may not know them (an unknown flag is an error line on
+// stderr), and on a later V8, whose optimizing pipeline differs, they are unmeasured.
 import { setFlagsFromString } from 'node:v8';
 
 export const CHECK_V8_FLAGS = '--no-wasm-loop-unrolling --no-wasm-loop-peeling';
+const MEASURED_ON_V8 = 11;
 
-export function tierForOneCheck() {
-  setFlagsFromString(CHECK_V8_FLAGS);
+/** Sets CHECK_V8_FLAGS when this process's V8 is the one they were measured on. */
+export function tierForOneCheck(v8Version = process.versions.v8) {
+  const applies = Number.parseInt(v8Version, 10) === MEASURED_ON_V8;
+  if (applies) setFlagsFromString(CHECK_V8_FLAGS);
+  return applies;
 }
