@@ -313,7 +313,7 @@ impl<'a> Decoder<'a> {
                     2 => Some(Syntax::PythonRepr),
                     _ => return Err(self.bad("syntax")),
                 },
-                preview: self.str()?,
+                preview: self.str()?.into(),
                 cut_markers: self.u32()?,
                 first_cut_marker: self.opt_str()?,
                 redactions: self.u32()?,

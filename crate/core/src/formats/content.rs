@@ -7,6 +7,7 @@
 //! memory stays bounded by the number of spans, not by the size of what the tools returned.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -30,8 +31,11 @@ pub(crate) struct Content {
     pub value_sha256: Option<Digest>,
     /// Which serialisation the text is, when it holds data (for the explanation).
     pub syntax: Option<Syntax>,
-    /// The first 128 characters.
-    pub preview: String,
+    /// The first 128 characters. Shared, not copied, when the measures are: a text a
+    /// model input re-lists is measured once and its measures handed out again
+    /// ([`super::memo`]), each a copy of this string when it was a `String`.
+    #[serde(with = "shared_text")]
+    pub preview: Arc<str>,
     /// Cut markers (`...[truncated 120 chars]`, `[... 4000 bytes omitted ...]` ...): how many,
     /// and the first one.
     pub cut_markers: u32,
@@ -39,6 +43,22 @@ pub(crate) struct Content {
     /// Redaction markers (`__REDACTED__`, `[REDACTED]` ...): how many, and the first one.
     pub redactions: u32,
     pub first_redaction: Option<String>,
+}
+
+/// A shared text written and read as a JSON string (serde's own `Arc` support is a feature
+/// this crate does not turn on for one field).
+mod shared_text {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(text: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(text)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        String::deserialize(d).map(Arc::from)
+    }
 }
 
 /// The serialisation of a text that holds a dict or list. Serialised with the measures
@@ -111,10 +131,10 @@ impl Content {
     }
 
     fn measure(text: &str, value_sha256: Option<Digest>, syntax: Option<Syntax>) -> Content {
-        let preview = match preview_end(text) {
-            Some(cut) => text[..cut].to_string(),
-            None => text.to_string(),
-        };
+        let preview = Arc::from(match preview_end(text) {
+            Some(cut) => &text[..cut],
+            None => text,
+        });
         let ((cut_markers, first_cut_marker), (mut redactions, mut first_redaction)) =
             markers(text);
         let bare = redacted_finder().find_iter(text.as_bytes()).count() as u32;

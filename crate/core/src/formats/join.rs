@@ -816,7 +816,7 @@ fn build<I: Inputs + ?Sized>(
             let m = models.at(model);
             match models.content(model, message) {
                 Captured::Text(c) => {
-                    injected = Some((c.bytes, Some(c.sha256.hex()), Some(c.preview.clone())));
+                    injected = Some((c.bytes, Some(c.sha256.hex()), Some(c.preview.to_string())));
                     injected_content = Some(c);
                 }
                 Captured::Missing(why) => notes.push(format!(
@@ -874,7 +874,11 @@ fn build<I: Inputs + ?Sized>(
                     syntax(inj),
                     inj.bytes
                 ));
-                injected = Some((obs.bytes, Some(obs.sha256.hex()), Some(inj.preview.clone())));
+                injected = Some((
+                    obs.bytes,
+                    Some(obs.sha256.hex()),
+                    Some(inj.preview.to_string()),
+                ));
                 reformatted = true;
             }
         }
