@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { CHECK_V8_FLAGS } from '../crate/wasm/js/cli/tiering.mjs';
+import { checkV8Flags } from '../crate/wasm/js/cli/tiering.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -493,7 +493,8 @@ function benchFirstPass() {
   for (const [path, format, what] of inputs) {
     if (!path) continue;
     log(`first pass: ${format}, ${fmt(mb(statSync(path).size))} MB`);
-    const [s] = JSON.parse(run('node', [`${repo}/scripts/first-pass.mjs`, '--json', '--v8', CHECK_V8_FLAGS, path, format, String(processes), `${repo}/pkg`]));
+    const v8 = checkV8Flags() ? ['--v8', checkV8Flags()] : [];
+    const [s] = JSON.parse(run('node', [`${repo}/scripts/first-pass.mjs`, '--json', ...v8, path, format, String(processes), `${repo}/pkg`]));
     const ms = (x) => x.toFixed(0);
     rows.push(`| ${what}, ${fmt(mb(statSync(path).size))} MB | ${ms(s.first)} ms | ${ms(s.warm)} ms | ${(s.first / s.warm).toFixed(2)}x | ${ms(s.push[0])} / ${ms(s.push[1])} ms | ${ms(s.finish[0])} / ${ms(s.finish[1])} ms | ${fmt(s.settledMB)} MB |`);
   }
@@ -501,7 +502,7 @@ function benchFirstPass() {
   sections.push({
     title: 'First pass in a fresh process',
     body: [
-      `What a \`toolslice check\` run pays beyond a warm check, with the process start and the module's import left out: each input checked six times in a fresh Node process by the check-only module's \`Checker\` (\`flaggedOnly\`, \`reserve\` of the file's size, 1 MiB chunks, as the CLI feeds it, and with the V8 flags the CLI sets for a check, crate/wasm/js/cli/tiering.mjs); the first pass beside the median of the five after it, in ${processes} processes, their medians. Command: \`node scripts/first-pass.mjs --v8 '${CHECK_V8_FLAGS}' FILE FORMAT ${processes} pkg\`. A fresh process runs the module's functions in V8's baseline tier (Liftoff) until its optimizing compiler (TurboFan) has compiled them on a background thread, and a wasm function that is running keeps its code (no on-stack replacement): the functions a check calls once, the join and the report's end, run all of their first call in the baseline tier. "Settled by": the MB read when three quarters of the first pass's extra push time over the warm passes (chunk by chunk) was spent.`,
+      `What a \`toolslice check\` run pays beyond a warm check, with the process start and the module's import left out: each input checked six times in a fresh Node process by the check-only module's \`Checker\` (\`flaggedOnly\`, \`reserve\` of the file's size, 1 MiB chunks, as the CLI feeds it, and with the V8 flags the CLI sets for a check on this V8, crate/wasm/js/cli/tiering.mjs); the first pass beside the median of the five after it, in ${processes} processes, their medians. Command: \`node scripts/first-pass.mjs ${checkV8Flags() ? `--v8 '${checkV8Flags()}' ` : ''}FILE FORMAT ${processes} pkg\`. A fresh process runs the module's functions in V8's baseline tier (Liftoff) until its optimizing compiler (TurboFan) has compiled them on a background thread, and a wasm function that is running keeps its code (no on-stack replacement): the functions a check calls once, the join and the report's end, run all of their first call in the baseline tier. "Settled by": the MB read when three quarters of the first pass's extra push time over the warm passes (chunk by chunk) was spent.`,
       '',
       '| input | first pass | warm pass | first / warm | push, first / warm | finish, first / warm | settled by |',
       '|---|---:|---:|---:|---:|---:|---:|',

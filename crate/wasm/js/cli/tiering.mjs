@@ -3,9 +3,10 @@
 // A check in a fresh process runs the module's hot functions in V8's baseline tier until
 // TurboFan has compiled them in the background, and on a 2-CPU machine that compiling (over
 // a hundred functions, 300-400 ms of CPU for 50 MB of a trace format) competes with the check
-// for the second CPU. Loop unrolling and peeling are a tenth of TurboFan's time on these
-// functions (`node --turbo-stats-wasm`) and make the code it then allocates registers for
-// larger; the warm reading is no faster with them (1 MiB chunks, within 1%).
+// for the second CPU. Loop unrolling and peeling are 6% of TurboFan's time on these
+// functions (5.2% and 1.1% on 50 MB of Langfuse, `node --turbo-stats-wasm`) and make the
+// code it then allocates registers for larger; the warm reading is no faster with them
+// (1 MiB chunks, within the noise).
 //
 // Measured 2026-12-05, `toolslice check --flagged-only` on the bench inputs, 15 interleaved
 // cold processes each, medians, wall / user+sys CPU: OTLP 50 MB 470/650 -> 440/600 ms, a
@@ -22,12 +23,16 @@
 // stderr), and on a later V8, whose optimizing pipeline differs, they are unmeasured.
 import { setFlagsFromString } from 'node:v8';
 
-export const CHECK_V8_FLAGS = '--no-wasm-loop-unrolling --no-wasm-loop-peeling';
+const FLAGS = '--no-wasm-loop-unrolling --no-wasm-loop-peeling';
 const MEASURED_ON_V8 = 11;
 
-/** Sets CHECK_V8_FLAGS when this process's V8 is the one they were measured on. */
-export function tierForOneCheck(v8Version = process.versions.v8) {
-  const applies = Number.parseInt(v8Version, 10) === MEASURED_ON_V8;
-  if (applies) setFlagsFromString(CHECK_V8_FLAGS);
-  return applies;
+/** The V8 flags a check sets on this V8 (`v8Version`, e.g. '11.3.244.8'): '' when none. */
+export function checkV8Flags(v8Version = process.versions.v8) {
+  return Number.parseInt(v8Version, 10) === MEASURED_ON_V8 ? FLAGS : '';
+}
+
+/** Sets this process's `checkV8Flags()`, before the module is compiled. */
+export function tierForOneCheck() {
+  const flags = checkV8Flags();
+  if (flags) setFlagsFromString(flags);
 }
