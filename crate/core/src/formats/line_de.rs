@@ -60,9 +60,9 @@ thread_local! {
     /// Room for the decoded text of escaped strings, handed from one deserializer to the
     /// next. A deserializer is made per line (and per model input held in a string), and a
     /// `String` of its own grew from nothing in each: an allocation, and a reallocation or
-    /// two, for the first escaped strings of every line, a quarter of the allocations of
-    /// reading a Langfuse export. A nested deserializer takes an empty one while the outer
-    /// holds it.
+    /// two, for the first escaped strings of every line (reading 5 MB of a Langfuse export:
+    /// 118,903 allocations and reallocations with it, 108,044 without). A nested
+    /// deserializer takes an empty one while the outer holds it.
     static SCRATCH: Cell<String> = const { Cell::new(String::new()) };
 }
 
@@ -922,6 +922,39 @@ mod tests {
         let skipped = from_str::<de::IgnoredAny>(text);
         assert_eq!(skipped.is_some(), read, "skipped: {text:?}");
         read
+    }
+
+    /// The scratch that decodes escaped strings is handed from one text's deserializer to
+    /// the next (and kept only up to [`SCRATCH_KEPT`]): a long escaped string, then shorter
+    /// ones, then a string cut at its escape, in one thread, each read as serde_json reads it,
+    /// with nothing of an earlier text left in a later one.
+    #[test]
+    fn escaped_strings_in_turn_read_alone() {
+        let long = format!("\"{}\\n{}\"", "a".repeat(SCRATCH_KEPT), "b".repeat(70));
+        let texts = [
+            long.as_str(),
+            r#"{"k":"x\ny","l":["\u00e9\t"]}"#,
+            r#""\"""#,
+            r#""c\"d""#,
+            r#"["\u0041", "\\", "plain"]"#,
+            r#""cut\"#,
+            r#""z""#,
+        ];
+        for round in 0..3 {
+            for text in texts {
+                assert_eq!(
+                    agrees(text),
+                    !text.ends_with('\\'),
+                    "round {round}: {text:?}"
+                );
+            }
+        }
+        // A deserializer made while another holds the scratch (an input in a string).
+        let outer = r#"{"input":"[{\"role\": \"tool\", \"content\": \"a\\nb\"}]","x":"p\nq"}"#;
+        assert!(agrees(outer));
+        let value: serde_json::Value = from_str(outer).unwrap();
+        assert!(agrees(value["input"].as_str().unwrap()));
+        assert_eq!(value["x"], "p\nq");
     }
 
     fn fixture_lines() -> Vec<String> {
