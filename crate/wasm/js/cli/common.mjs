@@ -16,7 +16,11 @@ export function version() {
 // `module`: 'check' for the check-only module (what `check` uses: the same checker, two fifths
 // of the bytes for V8 to validate and compile at start), else the full one.
 export async function context(module) {
-  const toolslice = await import(module === 'check' ? '../check/node.mjs' : '../node.mjs');
+  // The check module through ./code-cache.mjs: compiled once per process (its workers get the
+  // same module), with V8's optimized code from an earlier run when there is some.
+  const toolslice = module === 'check'
+    ? (await import('./code-cache.mjs')).initCheckGlue(await import('../check/toolslice.js'))
+    : await import('../node.mjs');
   return { toolslice, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
 }
 

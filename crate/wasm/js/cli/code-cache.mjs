@@ -1,0 +1,213 @@
+// V8's optimized code for the check module, kept on disk between runs of `toolslice check`.
+//
+// A check in a fresh process runs the module's functions in V8's baseline tier until its
+// optimizing compiler (TurboFan) has compiled the hot ones on another thread: on 50 MB of
+// OTLP that is 142 functions and about half a second of CPU, every run, on a machine whose
+// second CPU the check wants too, and the first megabytes are read at baseline speed (see
+// "First pass in a fresh process" in BENCHMARKS.md). V8 can write a compiled module out and
+// read it back with its optimized functions (Chrome's code cache for wasm does); Node 20 has
+// no API for that (Node 22's `module.enableCompileCache()` is for JavaScript), so this reaches
+// V8's own serializer through its intrinsics, `%SerializeWasmModule` and
+// `%DeserializeWasmModule`, behind `--allow-natives-syntax`. Like ./tiering.mjs it is the
+// command line's alone (a process flag: a library must not change its host's), and only on
+// the V8 it was measured on (Node 20's 11.x): the intrinsics are V8's testing surface.
+//
+// The file is native code that V8 runs, so:
+// - it is named by the SHA-256 of the module's bytes, V8's version, the architecture and the
+//   flags a check sets, so V8 is only ever given code compiled from these very bytes;
+// - its payload carries its own SHA-256, checked before V8 sees a byte of it: a torn, short
+//   or corrupt file is never deserialized (V8 checks only its header: version, flags, CPU);
+// - a file or directory another user could write is ignored, as ssh ignores such keys;
+// - a file is written whole under another name and renamed over, so concurrent runs never
+//   read each other's half-written file.
+// Any failure (no cache directory, a read-only disk, V8 declining the code) compiles the
+// module as usual: the cache changes how soon a check is fast, never what it reports.
+//
+// TOOLSLICE_CODE_CACHE: the directory (default $XDG_CACHE_HOME/toolslice, else
+// ~/.cache/toolslice), or `off` for none.
+import { createHash } from 'node:crypto';
+import {
+  closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { checkV8Flags } from './tiering.mjs';
+
+const MEASURED_ON_V8 = 11;
+// The file: this line, the payload's SHA-256 (32 bytes), the payload (V8's serialization).
+const MAGIC = Buffer.from('toolslice wasm code cache 1\n');
+const DIGEST = 32;
+// Cache files kept in the directory (a file per module build, V8 and flags): the newest.
+const KEEP_FILES = 4;
+
+/** The cache directory `env` names, or null when the cache is off. */
+export function codeCacheDir(env = process.env) {
+  const asked = env.TOOLSLICE_CODE_CACHE;
+  if (asked === 'off' || asked === '0') return null;
+  if (asked) return asked;
+  try {
+    return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'toolslice');
+  } catch {
+    return null;
+  }
+}
+
+let loaded = null;
+
+/**
+ * The check module compiled, from the cache when it holds this build's code: `{ module,
+ * cached }` (`cached`: whether V8 took the cached code). Compiled once per process: the
+ * workers of a check get this module, and with it the same code.
+ */
+export function compiledCheckModule(env = process.env) {
+  if (loaded) return loaded;
+  const bytes = readFileSync(new URL('../check/toolslice_bg.wasm', import.meta.url));
+  const dir = Number.parseInt(process.versions.v8, 10) === MEASURED_ON_V8 ? codeCacheDir(env) : null;
+  let v8 = null;
+  let file = null;
+  if (dir) {
+    try {
+      v8 = intrinsics();
+      file = join(dir, `check-${keyOf(bytes)}.bin`);
+    } catch {
+      v8 = null;
+    }
+  }
+  let module = null;
+  let cachedBytes = 0;
+  const payload = v8 ? readVerified(dir, file) : null;
+  if (payload) {
+    try {
+      // V8 wants the payload as an ArrayBuffer of its own, and the wire bytes it came from;
+      // it answers undefined when its header does not match this process.
+      const copy = payload.buffer.slice(payload.byteOffset, payload.byteOffset + payload.length);
+      const got = v8.deserialize(copy, bytes);
+      if (got instanceof WebAssembly.Module) {
+        module = got;
+        cachedBytes = payload.length;
+      }
+    } catch {
+      module = null;
+    }
+  }
+  loaded = { module: module ?? new WebAssembly.Module(bytes), cached: module !== null, v8, dir, file, cachedBytes, exports: null };
+  return loaded;
+}
+
+/** Instantiates the check package's glue (../check/toolslice.js) with that module. */
+export function initCheckGlue(glue) {
+  const c = compiledCheckModule();
+  c.exports = glue.initSync({ module: c.module });
+  return glue;
+}
+
+/**
+ * Writes the module's optimized code to the cache when this run optimized more of it than
+ * the cache held: true when it wrote. Never throws.
+ */
+export function saveCompiledCheckModule() {
+  const c = loaded;
+  const probe = c?.exports?.checker_bytesRead;
+  if (!c?.v8 || !c.file || typeof probe !== 'function') return false;
+  try {
+    // One function optimized for sure (a getter, a fraction of a millisecond): V8's
+    // serializer aborts the process when no function is.
+    c.v8.tierUp(probe);
+    const payload = new Uint8Array(c.v8.serialize(c.module));
+    if (payload.length <= c.cachedBytes) return false;
+    mkdirSync(c.dir, { recursive: true, mode: 0o700 });
+    const tmp = `${c.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, Buffer.concat([MAGIC, createHash('sha256').update(payload).digest(), payload]), { mode: 0o600 });
+    renameSync(tmp, c.file);
+    c.cachedBytes = payload.length;
+    prune(c.dir, c.file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// The intrinsics, compiled while the flag is set (the flag stays: a function is parsed again
+// when it is first called).
+function intrinsics() {
+  setFlagsFromString('--allow-natives-syntax');
+  return {
+    serialize: new Function('m', 'return %SerializeWasmModule(m)'),
+    deserialize: new Function('b', 'w', 'return %DeserializeWasmModule(b, w)'),
+    tierUp: new Function('f', '%WasmTierUpFunction(f)'),
+  };
+}
+
+// What the code depends on: the module's bytes, V8, the CPU architecture and the flags a
+// check sets. V8 itself declines code compiled under other flags (its header holds a hash of
+// them); a run under other Node or V8 options then compiles, and its save replaces the file.
+function keyOf(bytes) {
+  const h = createHash('sha256').update(bytes);
+  for (const part of [process.versions.v8, process.arch, checkV8Flags()]) h.update('\0').update(part);
+  return h.digest('hex').slice(0, 32);
+}
+
+// The payload of `file` when it is there, this user's alone, and intact; else null.
+function readVerified(dir, file) {
+  let fd;
+  try {
+    if (!privateTo(statSync(dir))) return null;
+    fd = openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!privateTo(stat) || stat.size < MAGIC.length + DIGEST) return null;
+    const data = Buffer.allocUnsafe(stat.size);
+    let got = 0;
+    while (got < data.length) {
+      const n = readSync(fd, data, got, data.length - got, got);
+      if (n === 0) return null;
+      got += n;
+    }
+    if (!data.subarray(0, MAGIC.length).equals(MAGIC)) return null;
+    const digest = data.subarray(MAGIC.length, MAGIC.length + DIGEST);
+    const payload = data.subarray(MAGIC.length + DIGEST);
+    return createHash('sha256').update(payload).digest().equals(digest) ? payload : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// Owned by this user and writable by no one else (where the platform has users).
+function privateTo(stat) {
+  if (typeof process.getuid !== 'function') return true;
+  return stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
+}
+
+// The newest KEEP_FILES cache files stay; older ones, and temporary files a killed run left
+// more than an hour ago, go.
+function prune(dir, kept) {
+  const now = Date.now();
+  const files = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith('check-')) continue;
+    const path = join(dir, name);
+    try {
+      const { mtimeMs } = statSync(path);
+      if (name.endsWith('.tmp')) {
+        if (now - mtimeMs > 3600e3) unlinkSync(path);
+      } else if (name.endsWith('.bin') && path !== kept) files.push({ path, mtimeMs });
+    } catch {
+      // Gone already (another run pruned it).
+    }
+  }
+  files.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { path } of files.slice(KEEP_FILES - 1)) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // As above.
+    }
+  }
+}
