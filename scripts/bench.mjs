@@ -4,7 +4,7 @@
 // Figures are medians of several runs; comparisons are ratios from the same run.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { gzipSync, brotliCompressSync, constants as zc } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +19,14 @@ const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '').split(',') : null;
 const out = `${repo}/bench-out`;
 mkdirSync(out, { recursive: true });
+// `toolslice check` keeps V8's optimized code between runs (crate/wasm/js/cli/code-cache.mjs).
+// Every CLI run here is a first run, without it, as in a fresh CI container, unless a row says
+// it reads the code cache: those get one of their own (`withCodeCache`), filled by an
+// unmeasured run of the same command first.
+process.env.TOOLSLICE_CODE_CACHE = 'off';
+const codeCacheDir = `${out}/code-cache`;
+rmSync(codeCacheDir, { recursive: true, force: true });
+const withCodeCache = { env: { ...process.env, TOOLSLICE_CODE_CACHE: codeCacheDir } };
 const reference = [process.env.TOOLSLICE_REFERENCE, `${repo}/../shared/reference`]
   .find((d) => d && existsSync(`${d}/clip_check.py`));
 const toolslice = await import(`${repo}/pkg/node.mjs`);
@@ -252,7 +260,7 @@ function benchPeersCheck() {
   sections.push({
     title: 'Span checks beside DuckDB',
     body: [
-      `Whole processes, cold (a fresh process each run, output to /dev/null), interleaved over ${rounds} rounds; median wall time and the largest peak RSS (\`/usr/bin/time -f "%e %M"\`). DuckDB runs \`scripts/peers/duckdb_check.py FILE 2\`: one \`read_ndjson\` + \`CASE\` query doing the same classification (the seed's, plus open spans), the table printed worst first and the counts. "Mostly ok": the generator of the throughput section; "mostly flagged": 60% silent clips, 30% declared clips.`,
+      `Whole processes, cold (a fresh process each run, output to /dev/null; toolslice's first runs, without the code cache of a later run: \`TOOLSLICE_CODE_CACHE=off\`), interleaved over ${rounds} rounds; median wall time and the largest peak RSS (\`/usr/bin/time -f "%e %M"\`). DuckDB runs \`scripts/peers/duckdb_check.py FILE 2\`: one \`read_ndjson\` + \`CASE\` query doing the same classification (the seed's, plus open spans), the table printed worst first and the counts. "Mostly ok": the generator of the throughput section; "mostly flagged": 60% silent clips, 30% declared clips.`,
       '',
       '| input | command | time | peak RSS | speed vs DuckDB | memory vs DuckDB |',
       '|---|---|---:|---:|---:|---:|',
@@ -359,8 +367,10 @@ function benchPeersOtlp() {
   const measure = (what, format, path, toolsliceRuns, withJson, sizeLabel) => {
     const size = mb(statSync(path).size);
     const label = sizeLabel ?? `${fmt(size)} MB`;
-    const cmds = toolsliceRuns.map(([args]) => ['node', [`${repo}/pkg/cli.mjs`, 'check', ...args, '--format', format, '--flagged-only', path]]);
+    const cmds = toolsliceRuns.map(([args, , opts]) => ['node', [`${repo}/pkg/cli.mjs`, 'check', ...args, '--format', format, '--flagged-only', path], opts]);
     const names = toolsliceRuns.map(([, name]) => name);
+    // A run reading the code cache finds there what this command optimized before.
+    for (const [cmd, args, opts] of cmds) if (opts === withCodeCache) spawnSync(cmd, args, { stdio: 'ignore', ...opts });
     let floorAt = -1;
     for (const lib of withJson ? ['orjson', 'json'] : ['orjson']) {
       if (!hasPython(lib)) { log(`peers: ${lib} is not installed; its row is skipped`); continue; }
@@ -379,13 +389,19 @@ function benchPeersOtlp() {
   const once = fixtureInput(inputs[0][0], 1);
   if (once) {
     const bytes = statSync(once).size;
-    measure('OTLP JSON, the fixture once (the fixed cost of a run)', 'otlp', once, [[[], '`toolslice check --format otlp --flagged-only FILE`']], false, `${(bytes / 1000).toFixed(1)} KB`);
+    measure('OTLP JSON, the fixture once (the fixed cost of a run)', 'otlp', once, [
+      [[], '`toolslice check --format otlp --flagged-only FILE`, first run'],
+      [[], 'the same, a later run (the code cache)', withCodeCache],
+    ], false, `${(bytes / 1000).toFixed(1)} KB`);
   }
   const target = quick ? 5e6 : 50e6;
   for (const [name, format, what] of inputs) {
     const path = fixtureInput(name, target);
     if (!path) continue;
-    measure(what, format, path, [[[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB)`]], true);
+    measure(what, format, path, [
+      [[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB), first run`],
+      [[], `the same, a later run (the code cache)`, withCodeCache],
+    ], true);
   }
   // A fixture repeated keeps its trace id, so the OTLP input above is one trace of thousands
   // of model calls. A real export holds many traces: here every copy gets trace ids of its
@@ -393,19 +409,27 @@ function benchPeersOtlp() {
   // indexes trace by trace.
   const perTrace = tracePerCopyInput('otlp-collector-events.jsonl', target);
   if (perTrace) {
-    measure('OTLP JSON, the Collector file exporter layout, each copy of the fixture a trace of its own', 'otlp', perTrace, [[[], '`toolslice check --format otlp --flagged-only FILE`']], false);
+    measure('OTLP JSON, the Collector file exporter layout, each copy of the fixture a trace of its own', 'otlp', perTrace, [
+      [[], '`toolslice check --format otlp --flagged-only FILE`, first run'],
+      [[], 'the same, a later run (the code cache)', withCodeCache],
+    ], false);
   }
   // The fixtures are short runs. A long one re-lists every earlier tool result in each model
   // input, as agent frameworks send them, so most of its bytes are repeats.
   const long = longRunsInput(target);
-  measure(`OpenAI Agents SDK trace export, runs of ${LONG_RUN_CALLS} tool calls of ${LONG_RUN_RESULT / 1000} KB, each model input re-listing its run`, 'openai_agents', long, [[[], '`toolslice check --format openai_agents --flagged-only FILE`']], true);
+  measure(`OpenAI Agents SDK trace export, runs of ${LONG_RUN_CALLS} tool calls of ${LONG_RUN_RESULT / 1000} KB, each model input re-listing its run`, 'openai_agents', long, [
+    [[], '`toolslice check --format openai_agents --flagged-only FILE`, first run'],
+    [[], 'the same, a later run (the code cache)', withCodeCache],
+  ], true);
   if (!quick) {
     const [name, format, what] = inputs[0];
     const path = fixtureInput(name, 300e6);
     if (path) {
       measure(what, format, path, [
-        [[], `\`toolslice check --format ${format} --flagged-only FILE\` (${threads} threads)`],
-        [['--threads', '1'], `\`toolslice check --threads 1 --format ${format} --flagged-only FILE\` (one thread)`],
+        [[], `\`toolslice check --format ${format} --flagged-only FILE\` (${threads} threads), first run`],
+        [[], `the same, a later run (the code cache)`, withCodeCache],
+        [['--threads', '1'], `\`toolslice check --threads 1 --format ${format} --flagged-only FILE\` (one thread), first run`],
+        [['--threads', '1'], `the same, a later run (the code cache)`, withCodeCache],
       ], false);
     }
   }
@@ -414,7 +438,7 @@ function benchPeersOtlp() {
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
+      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. A first run compiles the module as a fresh machine does (\`TOOLSLICE_CODE_CACHE=off\`); a later run reads V8's optimized code that an earlier run of the same command kept (\`toolslice check --help\`: the code cache, here in bench-out/code-cache), as every run after the first on a machine does. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. From 64 MB on, the CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4: a worker per later range of lines, the same report; see \`toolslice check --help\`), and in one with \`--threads 1\`.`,
       '',
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',
@@ -490,22 +514,26 @@ function benchFirstPass() {
     [fixtureInput('openai-agents.jsonl', target), 'openai_agents', 'OpenAI Agents SDK trace export'],
   ];
   const rows = [];
+  const firstPassCache = `${out}/code-cache-first-pass`;
+  rmSync(firstPassCache, { recursive: true, force: true });
   for (const [path, format, what] of inputs) {
     if (!path) continue;
     log(`first pass: ${format}, ${fmt(mb(statSync(path).size))} MB`);
     const v8 = checkV8Flags() ? ['--v8', checkV8Flags()] : [];
     const [s] = JSON.parse(run('node', [`${repo}/scripts/first-pass.mjs`, '--json', ...v8, path, format, String(processes), `${repo}/pkg`]));
+    // The same with the module loaded as the CLI loads it, V8's code from the code cache.
+    const [c] = JSON.parse(run('node', [`${repo}/scripts/first-pass.mjs`, '--json', ...v8, '--code-cache', firstPassCache, path, format, String(processes), `${repo}/pkg`]));
     const ms = (x) => x.toFixed(0);
-    rows.push(`| ${what}, ${fmt(mb(statSync(path).size))} MB | ${ms(s.first)} ms | ${ms(s.warm)} ms | ${(s.first / s.warm).toFixed(2)}x | ${ms(s.push[0])} / ${ms(s.push[1])} ms | ${ms(s.finish[0])} / ${ms(s.finish[1])} ms | ${fmt(s.settledMB)} MB |`);
+    rows.push(`| ${what}, ${fmt(mb(statSync(path).size))} MB | ${ms(s.first)} ms | ${ms(s.warm)} ms | ${(s.first / s.warm).toFixed(2)}x | ${ms(s.push[0])} / ${ms(s.push[1])} ms | ${ms(s.finish[0])} / ${ms(s.finish[1])} ms | ${fmt(s.settledMB)} MB | ${ms(c.first)} ms | ${(c.first / c.warm).toFixed(2)}x |`);
   }
   if (!rows.length) return;
   sections.push({
     title: 'First pass in a fresh process',
     body: [
-      `What a \`toolslice check\` run pays beyond a warm check, with the process start and the module's import left out: each input checked six times in a fresh Node process by the check-only module's \`Checker\` (\`flaggedOnly\`, \`reserve\` of the file's size, 1 MiB chunks, as the CLI feeds it, and with the V8 flags the CLI sets for a check on this V8, crate/wasm/js/cli/tiering.mjs); the first pass beside the median of the five after it, in ${processes} processes, their medians. Command: \`node scripts/first-pass.mjs ${checkV8Flags() ? `--v8 '${checkV8Flags()}' ` : ''}FILE FORMAT ${processes} pkg\`. A fresh process runs the module's functions in V8's baseline tier (Liftoff) until its optimizing compiler (TurboFan) has compiled them on a background thread, and a wasm function that is running keeps its code (no on-stack replacement): the functions a check calls once, the join and the report's end, run all of their first call in the baseline tier. "Settled by": the MB read when three quarters of the first pass's extra push time over the warm passes (chunk by chunk) was spent.`,
+      `What a \`toolslice check\` run pays beyond a warm check, with the process start and the module's import left out: each input checked six times in a fresh Node process by the check-only module's \`Checker\` (\`flaggedOnly\`, \`reserve\` of the file's size, 1 MiB chunks, as the CLI feeds it, and with the V8 flags the CLI sets for a check on this V8, crate/wasm/js/cli/tiering.mjs); the first pass beside the median of the five after it, in ${processes} processes, their medians. Command: \`node scripts/first-pass.mjs ${checkV8Flags() ? `--v8 '${checkV8Flags()}' ` : ''}FILE FORMAT ${processes} pkg\`. A fresh process runs the module's functions in V8's baseline tier (Liftoff) until its optimizing compiler (TurboFan) has compiled them on a background thread, and a wasm function that is running keeps its code (no on-stack replacement): the functions a check calls once, the join and the report's end, run all of their first call in the baseline tier. "Settled by": the MB read when three quarters of the first pass's extra push time over the warm passes (chunk by chunk) was spent. The last two columns: the same processes with the module loaded as \`toolslice check\` loads it, V8's optimized code read from the code cache that an earlier process left (\`--code-cache DIR\`; crate/wasm/js/cli/code-cache.mjs), as in every CLI run after a machine's first; first / warm against that process's warm passes.`,
       '',
-      '| input | first pass | warm pass | first / warm | push, first / warm | finish, first / warm | settled by |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| input | first pass | warm pass | first / warm | push, first / warm | finish, first / warm | settled by | first pass, code cache | first / warm, code cache |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows,
     ].join('\n'),
   });

@@ -1,6 +1,6 @@
 // A trace file checked in fresh processes, built packages side by side: the first pass (what a
 // CLI run pays: the module's functions start in V8's baseline tier) and the warm ones after it.
-//   node scripts/first-pass.mjs [--json] [--v8 FLAGS] FILE FORMAT PROCESSES DIR...   (DIR: a package)
+//   node scripts/first-pass.mjs [--json] [--v8 FLAGS] [--code-cache DIR] FILE FORMAT PROCESSES DIR...   (DIR: a package)
 // Each process checks FILE 6 times with DIR/check's Checker (`flaggedOnly`, room reserved for the
 // file, 1 MiB chunks, as the CLI feeds it) and times each chunk's push and the finish; the
 // processes of the DIRs take turns. Printed per DIR: the median over processes of the first pass
@@ -10,7 +10,10 @@
 // extra time over the warm passes was spent (chunk by chunk), that is, how far into the file the
 // baseline tier held the reading back. With --v8 FLAGS (e.g. '--no-liftoff'), each process sets
 // those V8 flags (v8.setFlagsFromString) before it compiles the module: how tiering flags were
-// measured (the note on issue 17 lists them).
+// measured (the note on issue 17 lists them). With --code-cache DIR, each process loads the module
+// as `toolslice check` does, through the package's cli/code-cache.mjs with its cache in DIR, and
+// saves to it after its passes; one unmeasured process per package fills the cache first, so the
+// first pass is a later CLI run's.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -27,9 +30,18 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 
 if (process.argv[2] === '--child') {
-  const [, , , dir, file, format, flags] = process.argv;
+  const [, , , dir, file, format, flags, cacheDir] = process.argv;
   if (flags) setFlagsFromString(flags);
-  const ts = await import(`${dir}/check/node.mjs`);
+  let ts;
+  let save = () => {};
+  if (cacheDir) {
+    process.env.TOOLSLICE_CODE_CACHE = cacheDir;
+    const cache = await import(`${dir}/cli/code-cache.mjs`);
+    ts = cache.initCheckGlue(await import(`${dir}/check/toolslice.js`));
+    save = cache.saveCompiledCheckModule;
+  } else {
+    ts = await import(`${dir}/check/node.mjs`);
+  }
   const data = readFileSync(file);
   const passes = [];
   for (let p = 0; p < PASSES; p++) {
@@ -45,6 +57,7 @@ if (process.argv[2] === '--child') {
     checker.finish().free();
     passes.push({ chunks, finish: performance.now() - start });
   }
+  save();
   console.log(JSON.stringify(passes));
 } else {
   const args = process.argv.slice(2);
@@ -55,17 +68,24 @@ if (process.argv[2] === '--child') {
     flags = args[1] ?? '';
     args.splice(0, 2);
   }
+  let cacheDir = '';
+  if (args[0] === '--code-cache') {
+    cacheDir = resolve(args[1] ?? '');
+    args.splice(0, 2);
+  }
   const [file, format, processes, ...dirs] = args;
   if (!file || !format || !(+processes > 0) || dirs.length === 0) {
-    console.error('usage: node scripts/first-pass.mjs [--json] [--v8 FLAGS] FILE FORMAT PROCESSES DIR...');
+    console.error('usage: node scripts/first-pass.mjs [--json] [--v8 FLAGS] [--code-cache DIR] FILE FORMAT PROCESSES DIR...');
     process.exit(2);
   }
   const self = fileURLToPath(import.meta.url);
   const size = statSync(file).size;
   const runs = new Map(dirs.map((d) => [d, []]));
+  const child = (d) => execFileSync(process.execPath, [self, '--child', resolve(d), resolve(file), format, flags, cacheDir], { maxBuffer: 1 << 26 });
+  if (cacheDir) for (const d of dirs) child(d);
   for (let i = 0; i < +processes; i++) {
     for (const d of dirs) {
-      const out = execFileSync(process.execPath, [self, '--child', resolve(d), resolve(file), format, flags], { maxBuffer: 1 << 26 });
+      const out = child(d);
       const [first, ...warm] = JSON.parse(out);
       // Per chunk, the warm passes' median: what the first pass's chunk is set against.
       const warmChunks = first.chunks.map((_, c) => median(warm.map((w) => w.chunks[c])));
