@@ -13,8 +13,9 @@
 // the V8 it was measured on (Node 20's 11.x): the intrinsics are V8's testing surface.
 //
 // The file is native code that V8 runs, so:
-// - it is named by the SHA-256 of the module's bytes, V8's version, the architecture and the
-//   flags a check sets, so V8 is only ever given code compiled from these very bytes;
+// - it is named by the SHA-256 of the module's bytes, V8's and Node's versions, the
+//   architecture and the flags a check sets, so V8 is only ever given code compiled from
+//   these very bytes by this very V8;
 // - its payload carries its own SHA-256, checked before V8 sees a byte of it: a torn, short
 //   or corrupt file is never deserialized (V8 checks only its header: version, flags, CPU);
 // - a file or directory another user could write is ignored, as ssh ignores such keys;
@@ -41,6 +42,8 @@ const MAGIC = Buffer.from('toolslice wasm code cache 1\n');
 const DIGEST = 32;
 // Cache files kept in the directory (a file per module build, V8 and flags): the newest.
 const KEEP_FILES = 4;
+// Larger than any module's code (about 0.7 MB for the check module): not this cache's file.
+const MAX_FILE_BYTES = 64 << 20;
 
 /** The cache directory `env` names, or null when the cache is off. */
 export function codeCacheDir(env = process.env) {
@@ -140,12 +143,13 @@ function intrinsics() {
   };
 }
 
-// What the code depends on: the module's bytes, V8, the CPU architecture and the flags a
-// check sets. V8 itself declines code compiled under other flags (its header holds a hash of
-// them); a run under other Node or V8 options then compiles, and its save replaces the file.
+// What the code depends on: the module's bytes, V8 and the Node built around it, the CPU
+// architecture and the flags a check sets. V8 itself declines code compiled under other flags
+// (its header holds a hash of them, its version and the CPU's features); a run under other
+// Node or V8 options then compiles, and its save replaces the file.
 function keyOf(bytes) {
   const h = createHash('sha256').update(bytes);
-  for (const part of [process.versions.v8, process.arch, checkV8Flags()]) h.update('\0').update(part);
+  for (const part of [process.versions.v8, process.version, process.arch, checkV8Flags()]) h.update('\0').update(part);
   return h.digest('hex').slice(0, 32);
 }
 
@@ -160,7 +164,7 @@ function readVerified(dir, file) {
   }
   try {
     const stat = fstatSync(fd);
-    if (!privateTo(stat) || stat.size < MAGIC.length + DIGEST) return null;
+    if (!privateTo(stat) || stat.size < MAGIC.length + DIGEST || stat.size > MAX_FILE_BYTES) return null;
     const data = Buffer.allocUnsafe(stat.size);
     let got = 0;
     while (got < data.length) {
