@@ -1,5 +1,6 @@
 // The worker of `toolslice check` that reads a later range of a large trace file (see
-// `parts` in check.mjs): its own module instance, a PartReader over each piece
+// `parts` in check.mjs): its own instance of the module the main thread compiled (given in
+// workerData, with its code), a PartReader over each piece
 // workerData.cuts[i]..workerData.cuts[i + 1] of the range, and each encoded part posted
 // back as it is read (transferred, not copied). It loads the module at once and then waits
 // for the format, which the main thread learns from the file's first lines; `null` means

@@ -54,7 +54,10 @@ const PROGRESS_MIN_BYTES = 8 << 20;
 // interleaved rounds): below, a worker's start (a thread, the module compiled again) and the
 // part handed back cost what the second thread saves. With the parts handed back in pieces
 // (2026-12-05): 1.16x on 100 MB, 1.26x on 300 MB, level on 50 MB (0.39 s either way), 5
-// interleaved rounds each.
+// interleaved rounds each. With the module handed to the worker and the code cache (later
+// the same day), still level on 50 MB (OTLP, Langfuse, Agents SDK; 9 interleaved rounds
+// each): a worker's Node environment alone takes about 0.09 s here to start, in which this
+// thread reads some 15 MB.
 const PARTS_MIN_BYTES = 64 << 20;
 // With `--threads N` given, from this size on: the user asked for threads.
 const PARTS_MIN_BYTES_ASKED = 4 << 20;
@@ -355,8 +358,8 @@ function lineCuts(file, total, at) {
 /**
  * Where the ranges of `n` threads start in a file of `total` bytes, after the first (which
  * this thread reads): the first range is longer, since this thread starts first (a worker
- * starts a thread and compiles the module again, about 0.1 s, in which this thread reads some
- * 10 MB of a trace), and shorter by what this thread spends taking in the workers' parts
+ * starts a thread with a Node environment of its own and instantiates the module this thread
+ * compiled, about 0.1 s, in which this thread reads some 10 MB of a trace), and shorter by what this thread spends taking in the workers' parts
  * while they still read (ABSORB_SHARE of reading their bytes). Each worker then reads an
  * equal share of the rest.
  */
