@@ -116,6 +116,16 @@ test('a corrupt, short, foreign or shared cache file is never given to V8, and i
   assert.equal(loadsCached(dir), true);
 });
 
+test('nothing is written into a cache directory others can write', { skip: !onMeasuredV8 && 'the cache is used on V8 11 only' }, () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'toolslice-cc-')), 'shared');
+  mkdirSync(dir);
+  chmodSync(dir, 0o777);
+  const input = fixture('clipped.jsonl');
+  const r = check([input], dir);
+  assert.equal(r.stdout, check([input], 'off').stdout);
+  assert.deepEqual(readdirSync(dir), []);
+});
+
 test('TOOLSLICE_CODE_CACHE=off writes nothing; the default is under XDG_CACHE_HOME', { skip: !onMeasuredV8 && 'the cache is used on V8 11 only' }, () => {
   const home = mkdtempSync(join(tmpdir(), 'toolslice-cc-'));
   const input = fixture('good.jsonl');

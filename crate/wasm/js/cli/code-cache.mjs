@@ -18,7 +18,8 @@
 //   these very bytes by this very V8;
 // - its payload carries its own SHA-256, checked before V8 sees a byte of it: a torn, short
 //   or corrupt file is never deserialized (V8 checks only its header: version, flags, CPU);
-// - a file or directory another user could write is ignored, as ssh ignores such keys;
+// - a file or directory another user could write is ignored, as ssh ignores such keys, and
+//   nothing is written into such a directory;
 // - a file is written whole under another name and renamed over, so concurrent runs never
 //   read each other's half-written file.
 // Any failure (no cache directory, a read-only disk, V8 declining the code) compiles the
@@ -121,8 +122,12 @@ export function saveCompiledCheckModule() {
     const payload = new Uint8Array(c.v8.serialize(c.module));
     if (payload.length <= c.cachedBytes) return false;
     mkdirSync(c.dir, { recursive: true, mode: 0o700 });
+    // Never into a directory others can write (a file is only read from a private one, and
+    // there another user could have put a link where the temporary file goes); the
+    // temporary file is created, never opened if something is already there.
+    if (!privateTo(statSync(c.dir))) return false;
     const tmp = `${c.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, Buffer.concat([MAGIC, createHash('sha256').update(payload).digest(), payload]), { mode: 0o600 });
+    writeFileSync(tmp, Buffer.concat([MAGIC, createHash('sha256').update(payload).digest(), payload]), { mode: 0o600, flag: 'wx' });
     renameSync(tmp, c.file);
     c.cachedBytes = payload.length;
     prune(c.dir, c.file);
