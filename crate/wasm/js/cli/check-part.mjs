@@ -12,9 +12,8 @@ const { file, cuts, options } = workerData;
 try {
   // The module the main thread's checker uses (see `module` in check.mjs), compiled there
   // and shared: its code, optimized by either thread or read from the code cache, serves both.
-  const glue = await import('../check/toolslice.js');
-  glue.initSync({ module: workerData.module });
-  const toolslice = glue;
+  const toolslice = await import('../check/toolslice.js');
+  toolslice.initSync({ module: workerData.module });
   const format = await new Promise((resolve) => parentPort.once('message', resolve));
   if (format !== null) {
     // A part per piece, posted as soon as it is read (the main thread takes in one while

@@ -359,9 +359,9 @@ function lineCuts(file, total, at) {
  * Where the ranges of `n` threads start in a file of `total` bytes, after the first (which
  * this thread reads): the first range is longer, since this thread starts first (a worker
  * starts a thread with a Node environment of its own and instantiates the module this thread
- * compiled, about 0.1 s, in which this thread reads some 10 MB of a trace), and shorter by what this thread spends taking in the workers' parts
- * while they still read (ABSORB_SHARE of reading their bytes). Each worker then reads an
- * equal share of the rest.
+ * compiled, about 0.1 s, in which this thread reads some 10 MB of a trace), and shorter by
+ * what this thread spends taking in the workers' parts while they still read (ABSORB_SHARE of
+ * reading their bytes). Each worker then reads an equal share of the rest.
  */
 function mainShares(total, n) {
   const workerShare = 1 / (n - 1);

@@ -2,9 +2,11 @@
 //
 // A check in a fresh process runs the module's functions in V8's baseline tier until its
 // optimizing compiler (TurboFan) has compiled the hot ones on another thread: on 50 MB of
-// OTLP that is 142 functions and about half a second of CPU, every run, on a machine whose
-// second CPU the check wants too, and the first megabytes are read at baseline speed (see
-// "First pass in a fresh process" in BENCHMARKS.md). V8 can write a compiled module out and
+// OTLP that is 142 functions, whose compile times add up to about 0.5 s
+// (--trace-wasm-compilation-times), every run, on a machine whose second CPU the check wants
+// too, and the first megabytes are read at baseline speed (see "First pass in a fresh
+// process" in BENCHMARKS.md). With this cache the run's CPU time (user + sys) is 0.46 s
+// instead of 0.77 (medians of 7 runs each, 2026-12-05). V8 can write a compiled module out and
 // read it back with its optimized functions (Chrome's code cache for wasm does); Node 20 has
 // no API for that (Node 22's `module.enableCompileCache()` is for JavaScript), so this reaches
 // V8's own serializer through its intrinsics, `%SerializeWasmModule` and
@@ -47,7 +49,7 @@ const KEEP_FILES = 4;
 const MAX_FILE_BYTES = 64 << 20;
 
 /** The cache directory `env` names, or null when the cache is off. */
-export function codeCacheDir(env = process.env) {
+function codeCacheDir(env) {
   const asked = env.TOOLSLICE_CODE_CACHE;
   if (asked === 'off' || asked === '0') return null;
   if (asked) return asked;
@@ -65,10 +67,10 @@ let loaded = null;
  * cached }` (`cached`: whether V8 took the cached code). Compiled once per process: the
  * workers of a check get this module, and with it the same code.
  */
-export function compiledCheckModule(env = process.env) {
+export function compiledCheckModule() {
   if (loaded) return loaded;
   const bytes = readFileSync(new URL('../check/toolslice_bg.wasm', import.meta.url));
-  const dir = Number.parseInt(process.versions.v8, 10) === MEASURED_ON_V8 ? codeCacheDir(env) : null;
+  const dir = Number.parseInt(process.versions.v8, 10) === MEASURED_ON_V8 ? codeCacheDir(process.env) : null;
   let v8 = null;
   let file = null;
   if (dir) {
