@@ -73,6 +73,23 @@ test('a check writes its code to the cache, and the next one reads it and report
   assert.equal(threads.stdout, plain.stdout, threads.stderr);
 });
 
+test('a check in several threads writes the cache a later run reads', { skip: !onMeasuredV8 && 'the cache is used on V8 11 only' }, () => {
+  // The workers run the module this thread compiled, and optimize some of its functions
+  // themselves: the save after them writes code a later run takes, and the same report.
+  const dir = join(mkdtempSync(join(tmpdir(), 'toolslice-cc-')), 'cache');
+  const lines = readFileSync(new URL('../../crate/core/tests/fixtures/formats/otlp-collector-events.jsonl', import.meta.url), 'utf8');
+  const input = join(mkdtempSync(join(tmpdir(), 'toolslice-cc-')), 'otlp.jsonl');
+  writeFileSync(input, lines.repeat(Math.ceil(6e6 / lines.length)));
+  const plain = check(['--threads', '1', '--flagged-only', input], 'off');
+  const threads = check(['--threads', '2', '--flagged-only', input], dir);
+  assert.equal(threads.stderr, '');
+  assert.equal(threads.stdout, plain.stdout);
+  assert.match(threads.stdout, /# read as: otlp \(lines/);
+  assert.equal(cacheFiles(dir).length, 1, 'a cache file was written');
+  assert.equal(loadsCached(dir), true);
+  assert.equal(check(['--threads', '2', '--flagged-only', input], dir).stdout, plain.stdout);
+});
+
 test('a corrupt, short, foreign or shared cache file is never given to V8, and is replaced', { skip: !onMeasuredV8 && 'the cache is used on V8 11 only' }, () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'toolslice-cc-')), 'cache');
   const input = fixture('clipped.jsonl');
