@@ -1,5 +1,5 @@
-// `toolslice check` on large trace files read by several threads (a worker per later range,
-// handed back in pieces, absorbed in order): the same output, byte for byte, as reading in
+// `toolslice check` on large trace files read by several threads (pieces of whole lines
+// claimed by each thread, a worker's handed back as parts, all taken in in order): the same output, byte for byte, as reading in
 // one thread, for every line-layout trace format with odd lines, and for the files that
 // cannot be split (a single JSON document, span JSONL), which the main thread then reads
 // alone.
@@ -101,20 +101,34 @@ test('check of several large files splits each, and --threads is checked', () =>
   assert.match(bad.stderr, /--threads must be an integer >= 1/);
 });
 
-test('check run() in two threads takes in the worker part (not the one-thread fallback)', async () => {
+test('check: a usage error after the workers started ends the process at once', () => {
+  // `prepare` starts the workers before `run` finds that --json and --jsonl clash; they
+  // waited for a format that never came, and the process never ended.
+  const path = bigLines('openai-agents.jsonl');
+  const r = spawnSync(bin, ['check', '--json', '--jsonl', '--threads', '2', path], { encoding: 'utf8', timeout: 30e3 });
+  assert.equal(r.error, undefined, 'the process was killed after 30 s');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--json and --jsonl cannot be combined/);
+});
+
+test('check run() in two threads takes in the worker parts (not the one-thread fallback)', async () => {
   const { prepare, check } = await inProcess();
   const path = bigLines('otlp-collector-events.jsonl');
   // Without --threads, a file below 64 MB is read in one thread.
   assert.equal(prepare(['--jsonl', path]), null);
   const args = ['--threads', '2', '--jsonl', path];
   const prepared = prepare(args);
-  assert.equal(prepared.cuts.length, 3, 'one cut: two ranges');
-  // The worker's range in pieces of at least 1 MB, each handed back as it is read.
-  const [worker] = prepared.workers;
-  const range = prepared.cuts[2] - prepared.cuts[1];
-  assert.ok(worker.pieces >= 2 && worker.pieces <= Math.ceil(range / (1 << 20)), `${worker.pieces} pieces of ${range} bytes`);
+  // Pieces of 1 to 8 MB, give or take a line (each starts and ends at a line's end).
+  const pieces = prepared.cuts.length - 1;
+  for (let j = 0; j + 1 < pieces; j++) {
+    const size = prepared.cuts[j + 1] - prepared.cuts[j];
+    assert.ok(size > (1 << 20) - 8192 && size < (8 << 20) + 8192, `piece ${j}: ${size} bytes`);
+  }
   const two = await check(args, prepared);
-  assert.equal(prepared.absorbed, worker.pieces, 'every piece of the worker was absorbed');
+  // Every piece taken in once: read here, or absorbed as a worker's part.
+  assert.equal(prepared.pushed + prepared.absorbed, pieces);
+  assert.ok(prepared.absorbed >= 1 && prepared.pushed >= 1, `${prepared.pushed} read here, ${prepared.absorbed} absorbed`);
+  assert.equal(prepared.refused, 0);
   // Started without `prepare`, the workers start in run() itself.
   const late = await check(args, undefined);
   const one = await check(['--threads', '1', '--jsonl', path], undefined);
@@ -153,28 +167,32 @@ test('PartReader and Checker.absorb: the API the CLI uses, and its refusals', as
   assert.throws(() => mid.absorb(part), { code: 'part_refused' });
 });
 
-test('check in two threads: a refused piece and a worker that stops are read by this thread, the same report', async () => {
+test('check in two threads: a refused part and workers that stop are read by this thread, the same report', async () => {
   const { prepare, check } = await inProcess();
   const path = bigLines('langfuse.jsonl');
   const one = await check(['--threads', '1', '--flagged-only', path], undefined);
   const args = ['--threads', '2', '--flagged-only', path];
   for (const how of ['refused', 'stopped']) {
     const prepared = prepare(args);
-    const [worker] = prepared.workers;
-    assert.ok(worker.pieces >= 3, `${worker.pieces} pieces`);
-    // The second piece damaged (absorb refuses it), or no piece after the first (as when the
-    // worker dies).
-    const next = worker.next;
+    const pieces = prepared.cuts.length - 1;
+    // The second part a worker hands over damaged (absorb refuses it), or the workers stopped
+    // once one part was taken, and nothing of theirs taken after (as when they die).
+    const { hub } = prepared;
+    const take = hub.take;
     let handed = 0;
-    worker.next = async () => {
-      const piece = await next();
+    hub.take = (j) => {
+      if (how === 'stopped' && handed > 0) return undefined;
+      const part = take(j);
+      if (part === undefined) return part;
       handed += 1;
-      if (how === 'refused' && handed === 2) return { ...piece, part: piece.part.subarray(0, piece.part.length - 3) };
-      return how === 'stopped' && handed > 1 ? null : piece;
+      if (how === 'stopped') hub.end();
+      return how === 'refused' && handed === 2 ? part.subarray(0, part.length - 3) : part;
     };
     const two = await check(args, prepared);
     assert.equal(two.code, one.code, how);
-    assert.equal(prepared.absorbed, how === 'refused' ? worker.pieces - 1 : 1, how);
+    assert.equal(prepared.pushed + prepared.absorbed, pieces, how);
+    assert.equal(prepared.refused, how === 'refused' ? 1 : 0, how);
+    assert.ok(handed >= (how === 'refused' ? 2 : 1), `${how}: ${handed} parts handed over`);
     assert.ok(two.text === one.text, `${how}: the reports differ`);
   }
 });
@@ -205,10 +223,10 @@ test('check in two threads of real producers\' traces, repeated: every piece abs
     writeFileSync(path, text.repeat(Math.ceil(SIZE / text.length)));
     const args = ['--threads', '2', '--flagged-only', path];
     const prepared = prepare(args);
-    const [worker] = prepared.workers;
     const two = await check(args, prepared);
     const one = await check(['--threads', '1', '--flagged-only', path], undefined);
-    assert.equal(prepared.absorbed, worker.pieces, `${name}: every piece absorbed`);
+    assert.equal(prepared.pushed + prepared.absorbed, prepared.cuts.length - 1, `${name}: every piece taken in once`);
+    assert.ok(prepared.absorbed >= 1 && prepared.refused === 0, `${name}: ${prepared.absorbed} absorbed, ${prepared.refused} refused`);
     assert.equal(two.code, one.code, name);
     assert.ok(two.text === one.text, `${name}: the reports differ`);
     assert.match(one.text, /# read as: (otlp|openai_agents) \(lines/, name);

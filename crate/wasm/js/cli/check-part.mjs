@@ -1,14 +1,15 @@
-// The worker of `toolslice check` that reads a later range of a large trace file (see
-// `parts` in check.mjs): its own instance of the module the main thread compiled (given in
-// workerData, with its code), a PartReader over each piece
-// workerData.cuts[i]..workerData.cuts[i + 1] of the range, and each encoded part posted
-// back as it is read (transferred, not copied). It loads the module at once and then waits
-// for the format, which the main thread learns from the file's first lines; `null` means
-// the file cannot be split (a single JSON document, span JSONL) and the worker ends.
+// A worker of `toolslice check` reading pieces of a large trace file (see `readShared` in
+// check.mjs and ./pieces.mjs): its own instance of the module the main thread compiled
+// (given in workerData, with its code), and for each piece it claims (workerData.cuts[j] ..
+// workerData.cuts[j + 1]) a PartReader, whose encoded part it posts back as soon as it is
+// read (transferred, not copied). It loads the module at once and then waits for the format,
+// which the main thread learns from the file's first lines; `null` means the file cannot be
+// split (a single JSON document, span JSONL) and the worker ends.
 import { parentPort, workerData } from 'node:worker_threads';
 import { readChunks } from './common.mjs';
+import { claimForWorker } from './pieces.mjs';
 
-const { file, cuts, options } = workerData;
+const { file, cuts, claims, options } = workerData;
 try {
   // The module the main thread's checker uses (see `module` in check.mjs), compiled there
   // and shared: its code, optimized by either thread or read from the code cache, serves both.
@@ -16,13 +17,11 @@ try {
   toolslice.initSync({ module: workerData.module });
   const format = await new Promise((resolve) => parentPort.once('message', resolve));
   if (format !== null) {
-    // A part per piece, posted as soon as it is read (the main thread takes in one while
-    // this reads the next).
-    for (let i = 0; i + 1 < cuts.length; i++) {
+    for (let j = claimForWorker(claims); j >= 0; j = claimForWorker(claims)) {
       const reader = new toolslice.PartReader(format, options);
-      for await (const chunk of readChunks(file, { start: cuts[i], end: cuts[i + 1] })) reader.push(chunk);
+      for await (const chunk of readChunks(file, { start: cuts[j], end: cuts[j + 1] })) reader.push(chunk);
       const part = reader.finish();
-      parentPort.postMessage({ part, end: cuts[i + 1] }, [part.buffer]);
+      parentPort.postMessage({ piece: j, part }, [part.buffer]);
     }
   }
 } catch (err) {

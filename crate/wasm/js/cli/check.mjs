@@ -1,10 +1,11 @@
 // `toolslice check [FILE...]`: classify every tool span of one or more exported runs.
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
 import { intOption, parse, readChunks, stdinFileSize, UsageError } from './common.mjs';
 import { compiledCheckModule, saveCompiledCheckModule } from './code-cache.mjs';
+import { claimNext, claimToKeep, lineCuts, newClaims, pieceStarts } from './pieces.mjs';
 import { tierForOneCheck } from './tiering.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
@@ -90,45 +91,50 @@ const threadsOf = (values) => {
 };
 
 /**
- * Called before the module is loaded: sets V8's compiler for one check (./tiering.mjs), and
- * when the first file is large enough to be read by several threads, cuts it and starts the
- * workers, whose start (a thread, about 0.1 s here) then overlaps the main thread's. Anything
- * odd (help, a usage error, stdin) prepares no workers, and `run` deals with it.
+ * Called before the module is loaded: when the first file is large enough to be read by
+ * several threads, cuts it and starts the workers, whose start (a thread, about 0.05 s here)
+ * then overlaps the main thread's; otherwise sets V8's compiler for a check in one thread
+ * (./tiering.mjs, which says why not with workers). Anything odd (help, a usage error,
+ * stdin) prepares no workers, and `run` deals with it.
  */
 export function prepare(args) {
   if (args.includes('-h') || args.includes('--help')) return null;
-  tierForOneCheck();
+  let parts = null;
   try {
     const { values, positionals } = parseArgs({ args, options: optionSpec, allowPositionals: true, strict: true });
     const file = positionals[0];
     const { threads, minBytes } = threadsOf(values);
-    if (!file || file === '-' || threads < 2) return null;
-    const total = statSync(file).size;
-    if (total < minBytes) return null;
-    return { file, total, ...startParts(file, total, threads, checkOptions(values)) };
+    const total = file && file !== '-' && threads > 1 ? statSync(file).size : 0;
+    if (total && total >= minBytes) parts = { file, total, ...startParts(file, total, threads, checkOptions(values)) };
   } catch {
-    return null;
+    parts = null;
   }
+  if (!parts) tierForOneCheck();
+  return parts;
 }
 
 export async function run(args, { toolslice, stdout, stderr, prepared }) {
-  const parsed = parse(args, { usage, options: optionSpec });
-  if (!parsed) return 0;
-  const { values, positionals } = parsed;
-  if (values.json && values.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
-  const files = positionals.length ? positionals : ['-'];
-  const options = checkOptions(values);
-
-  const threads = threadsOf(values);
   const results = [];
+  let values;
+  let files;
+  let options;
   try {
+    const parsed = parse(args, { usage, options: optionSpec });
+    if (!parsed) return 0;
+    values = parsed.values;
+    if (values.json && values.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
+    files = parsed.positionals.length ? parsed.positionals : ['-'];
+    options = checkOptions(values);
+    const threads = threadsOf(values);
     for (const [i, file] of files.entries()) {
       const parts = i === 0 && prepared?.file === file ? prepared : undefined;
       const report = await checkOne(toolslice, file, options, stderr, threads, parts);
       results.push({ file, report });
     }
   } finally {
-    for (const w of prepared?.workers ?? []) w.end();
+    // Whatever ended the reading (a usage error included), the workers `prepare` started
+    // end too: waiting for a format that never comes, they kept the process alive.
+    prepared?.hub.end();
   }
 
   let exitCode = 0;
@@ -249,119 +255,125 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared) {
     const secs = (Date.now() - started) / 1000 || 1e-3;
     stderr.write(`\rtoolslice: ${file === '-' ? 'stdin' : file}${pct} ${(read / 1e6).toFixed(1)} MB, ${checker.spansRead} spans (${Math.round(checker.spansRead / secs)}/s)`);
   };
-  // Several threads read a large file: this one the first range, a worker each of the
-  // others; the workers started in `prepare` when this is that file, and its size is still
-  // the one they were given.
-  let parts = { cuts: [0, Infinity], workers: [] };
+  // Several threads read a large file (see ./pieces.mjs); the workers started in `prepare`
+  // when this is that file, and its size is still the one they were given.
+  let parts = null;
   if (prepared && prepared.total === total) parts = prepared;
   else if (file !== '-' && threads.threads > 1 && total >= threads.minBytes) parts = startParts(file, total, threads.threads, options);
-  // `parts.absorbed` counts the parts taken in (a test reads it from `prepare`'s object).
-  const { cuts, workers } = parts;
-  let told = false;
-  // The format goes to the workers as soon as the first lines show it (or that the file
-  // cannot be split), so they start reading while this thread reads the first range.
-  const tell = () => {
-    const format = checker.lineFormat ?? null;
-    if (told || (format === null && checker.bytesRead < cuts[1])) return;
-    told = true;
-    for (const w of workers) w.tell(format);
-  };
-  const pushRange = async (range) => {
-    for await (const chunk of readChunks(file, range)) {
+  if (parts) {
+    try {
+      await readShared(toolslice, checker, file, options, parts, progress);
+    } finally {
+      parts.hub.end();
+    }
+  } else {
+    for await (const chunk of readChunks(file)) {
       checker.push(chunk);
       progress();
     }
-  };
-  try {
-    for await (const chunk of readChunks(file, workers.length ? { start: 0, end: cuts[1] } : undefined)) {
-      checker.push(chunk);
-      if (!told && workers.length) tell();
-      progress();
-    }
-    tell();
-    // Each worker's pieces in order, each taken in as it arrives: while this thread takes
-    // in one, the worker reads the next, and only the last piece is left when it is done.
-    for (const [i, w] of workers.entries()) {
-      let done = cuts[i + 1];
-      const end = cuts[i + 2];
-      while (done < end) {
-        const piece = await w.next();
-        if (!piece) break;
-        try {
-          checker.absorb(piece.part);
-          parts.absorbed = (parts.absorbed ?? 0) + 1;
-        } catch {
-          // A refused piece changes nothing: this thread reads its lines itself.
-          await pushRange({ start: done, end: piece.end });
-        }
-        done = piece.end;
-        progress();
-      }
-      // A worker that failed or stopped: this thread reads what it did not hand over.
-      if (done < end) await pushRange({ start: done, end });
-    }
-  } finally {
-    for (const w of workers) w.end();
   }
   if (showProgress && lastShown) stderr.write('\r\x1b[K');
   return checker.finish();
 }
 
-/** Cuts the file and starts a worker for each range after the first. */
-function startParts(file, total, threads, options) {
-  const cuts = lineCuts(file, total, mainShares(total, threads));
-  const { module } = compiledCheckModule();
-  const workers = cuts.slice(1, -1).map((start, i) => {
-    const end = cuts[i + 2];
-    const inside = lineCuts(file, total, pieceStarts(start, end)).filter((c) => c > start && c < end);
-    return partWorker(file, [start, ...inside, end], options, module);
-  });
-  return { cuts, workers };
-}
-
 /**
- * Where a file of `total` bytes is cut into ranges of whole lines: `[0, c1, ..., total]`,
- * each cut at the first line start at or after one of `at` (ascending byte offsets inside
- * the file). Fewer cuts when the file has too few newlines.
+ * Reads the pieces of `parts` into `checker` in file order, sharing them with the workers
+ * (./pieces.mjs): a piece nobody has claimed is read here as bytes; a piece a worker read
+ * is absorbed as its part; while a worker still reads the next piece, this thread reads one
+ * from the back of the workers' pool into a part of its own, or waits. A piece whose part
+ * is refused, or whose worker stopped before handing it over, is read here as bytes: the
+ * report is the same whatever the threads do, only slower. `parts.pushed` and
+ * `parts.absorbed` count the pieces taken in each way, `parts.refused` the parts refused
+ * (the tests read them).
  */
-function lineCuts(file, total, at) {
-  const cuts = [0];
-  const fd = openSync(file, 'r');
-  const window = Buffer.allocUnsafe(64 << 10);
-  try {
-    for (let next of at) {
-      if (next <= cuts[cuts.length - 1]) continue;
-      // The first newline at or after `next`.
-      for (;;) {
-        const got = readSync(fd, window, 0, window.length, next);
-        if (got === 0) {
-          next = total;
-          break;
-        }
-        const nl = window.subarray(0, got).indexOf(10);
-        if (nl >= 0) {
-          next += nl + 1;
-          break;
-        }
-        next += got;
-      }
-      if (next >= total) break;
-      cuts.push(next);
+async function readShared(toolslice, checker, file, options, parts, progress) {
+  const { cuts, claims, hub } = parts;
+  const range = (j) => ({ start: cuts[j], end: cuts[j + 1] });
+  parts.pushed = 0;
+  parts.absorbed = 0;
+  parts.refused = 0;
+  // The format goes to the workers as soon as the first lines show it (null: the file cannot
+  // be split, and they end), so they start reading while this thread reads the first pieces.
+  let format;
+  const tell = () => {
+    if (format !== undefined) return;
+    const known = checker.lineFormat ?? null;
+    if (known === null && checker.bytesRead < cuts[1]) return;
+    format = known;
+    hub.tell(format);
+  };
+  const push = async (j) => {
+    for await (const chunk of readChunks(file, range(j))) {
+      checker.push(chunk);
+      tell();
+      progress();
     }
-  } finally {
-    closeSync(fd);
+    tell();
+    parts.pushed += 1;
+  };
+  // Pieces this thread read out of turn, as parts, by index.
+  const kept = new Map();
+  const keep = async (j) => {
+    const reader = new toolslice.PartReader(format, options);
+    for await (const chunk of readChunks(file, range(j))) reader.push(chunk);
+    kept.set(j, reader.finish());
+  };
+  for (let j = 0; j + 1 < cuts.length; j++) {
+    for (;;) {
+      if (claimNext(claims, j)) {
+        await push(j);
+        break;
+      }
+      const part = kept.get(j) ?? hub.take(j);
+      if (part !== undefined) {
+        kept.delete(j);
+        try {
+          checker.absorb(part);
+          parts.absorbed += 1;
+        } catch {
+          // A refused part changes nothing: this thread reads the piece itself.
+          parts.refused += 1;
+          await push(j);
+        }
+        progress();
+        break;
+      }
+      if (hub.live === 0) {
+        // Claimed by a worker that stopped without handing it over.
+        await push(j);
+        break;
+      }
+      // A worker reads piece j: meanwhile, one from the back, or wait for the workers.
+      const back = format ? claimToKeep(claims) : -1;
+      if (back >= 0) await keep(back);
+      else await hub.event();
+    }
   }
-  cuts.push(total);
-  return cuts;
 }
 
 /**
- * Where the ranges of `n` threads start in a file of `total` bytes, after the first (which
- * this thread reads): the first range is longer, since this thread starts first (a worker
- * starts a thread with a Node environment of its own and instantiates the module this thread
- * compiled, about 0.1 s, in which this thread reads some 10 MB of a trace), and shorter by
- * what this thread spends taking in the workers' parts while they still read (ABSORB_SHARE of
- * reading their bytes). Each worker then reads an equal share of the rest.
+ * Cuts the file into pieces, with the first pool this thread's as far as it is expected to
+ * read before the workers meet it (`mainShares`), and starts a worker for each thread after
+ * the first.
+ */
+function startParts(file, total, threads, options) {
+  const cuts = lineCuts(file, total, pieceStarts(total, threads));
+  const meet = mainShares(total, threads)[0];
+  let split = cuts.findIndex((c) => c >= meet);
+  if (split < 1) split = cuts.length - 1;
+  const claims = newClaims(split, cuts.length - 1);
+  const { module } = compiledCheckModule();
+  return { cuts, claims, hub: partWorkers(threads - 1, { file, cuts, claims, options, module }) };
+}
+
+/**
+ * Where this thread is expected to meet the workers in a file of `total` bytes read by `n`
+ * threads (the start of each later range, of which the pieces' split takes the first): this
+ * thread's range is longer, since it starts first (a worker starts a thread with a Node
+ * environment of its own and instantiates the module this thread compiled, 0.1 s or more, in
+ * which this thread reads some 10 MB of a trace), and shorter by what it spends taking in
+ * the workers' parts (ABSORB_SHARE of reading their bytes). Only a first guess: the claims
+ * move the meeting point to where the threads do meet.
  */
 function mainShares(total, n) {
   const workerShare = 1 / (n - 1);
@@ -375,62 +387,63 @@ const HEAD_START_BYTES = 10e6;
 const ABSORB_SHARE = 0.25;
 
 /**
- * Where a worker's range start..end is cut into pieces (the piece starts after `start`),
- * each handed back as soon as it is read: about eight, of 1 to 16 MB. This thread takes in
- * each piece while the worker reads the next, so when the worker is done only the last is
- * left to take in (at most 16 MB of lines, about 15 ms here, where one part of 145 MB took
- * 0.14 s).
+ * `n` workers (./check-part.mjs) reading pieces of the file into parts: `tell(format)` starts
+ * them (null ends them), `take(j)` is the part of piece j when it has arrived (once),
+ * `live` the workers still running, `event()` resolves when a part arrives or a worker
+ * stops, and `end()` stops them all.
  */
-function pieceStarts(start, end) {
-  const size = Math.min(PIECE_MAX_BYTES, Math.max(PIECE_MIN_BYTES, (end - start) / 8));
-  const starts = [];
-  for (let at = start + size; at < end; at += size) starts.push(Math.floor(at));
-  return starts;
-}
-const PIECE_MIN_BYTES = 1 << 20;
-const PIECE_MAX_BYTES = 16 << 20;
-
-/**
- * A worker reading the `pieces` `cuts[0]..cuts[1]`, `cuts[1]..cuts[2]` ... of the file, each
- * into a part: `tell(format)` starts it (null ends it), `next()` resolves to the next piece,
- * `{ part, end }` (its bytes and where its lines end in the file), or null when the worker
- * failed or stopped (the caller then reads what is left itself), and `end()` stops it.
- */
-function partWorker(file, cuts, options, module) {
-  const worker = new Worker(new URL('./check-part.mjs', import.meta.url), {
-    workerData: { file, cuts, options, module },
+function partWorkers(n, workerData) {
+  const arrived = new Map();
+  let live = n;
+  let wake = null;
+  const notify = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const workers = Array.from({ length: n }, () => {
+    const worker = new Worker(new URL('./check-part.mjs', import.meta.url), { workerData });
+    // A worker never keeps the process alive: if the check ends another way (an error), the
+    // process still exits.
+    worker.unref();
+    let over = false;
+    const stop = () => {
+      if (over) return;
+      over = true;
+      live -= 1;
+      notify();
+    };
+    // Every message a worker posted before it ended arrives before its 'exit'.
+    worker.on('message', (m) => {
+      if (m.part && !over) {
+        arrived.set(m.piece, m.part);
+        notify();
+      } else if (!m.part) stop();
+    });
+    worker.once('error', stop);
+    worker.once('exit', stop);
+    return worker;
   });
-  // A worker never keeps the process alive: if the check ends another way (an error), the
-  // process still exits.
-  worker.unref();
-  // Pieces arrived and not yet asked for, and the caller waiting for one.
-  const arrived = [];
-  let waiting = null;
-  const arrive = (piece) => {
-    if (waiting) {
-      waiting(piece);
-      waiting = null;
-    } else arrived.push(piece);
-  };
-  let over = false;
-  const stop = () => {
-    if (!over) arrive(null);
-    over = true;
-  };
-  worker.on('message', (m) => (m.part && !over ? arrive({ part: m.part, end: m.end }) : stop()));
-  worker.once('error', stop);
-  worker.once('exit', stop);
   return {
-    pieces: cuts.length - 1,
-    next: () => {
-      // Waited for: the worker now keeps the process alive until it answers.
-      worker.ref();
-      if (arrived.length) return Promise.resolve(arrived.shift());
-      if (over) return Promise.resolve(null);
-      return new Promise((resolve) => (waiting = resolve));
+    get live() {
+      return live;
     },
-    tell: (format) => worker.postMessage(format),
-    end: () => worker.terminate(),
+    tell: (format) => {
+      for (const w of workers) w.postMessage(format);
+    },
+    take: (j) => {
+      const part = arrived.get(j);
+      arrived.delete(j);
+      return part;
+    },
+    event: () => {
+      // Waited for: the workers now keep the process alive until one answers.
+      for (const w of workers) w.ref();
+      return new Promise((resolve) => (wake = resolve));
+    },
+    end: () => {
+      for (const w of workers) w.terminate();
+    },
   };
 }
 

@@ -37,7 +37,7 @@ import {
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { checkV8Flags } from './tiering.mjs';
+import { tieredFlags } from './tiering.mjs';
 
 const MEASURED_ON_V8 = 11;
 // The file: this line, the payload's SHA-256 (32 bytes), the payload (V8's serialization).
@@ -71,25 +71,23 @@ export function compiledCheckModule() {
   if (loaded) return loaded;
   const bytes = readFileSync(new URL('../check/toolslice_bg.wasm', import.meta.url));
   const dir = Number.parseInt(process.versions.v8, 10) === MEASURED_ON_V8 ? codeCacheDir(process.env) : null;
-  let v8 = null;
   let file = null;
   if (dir) {
     try {
-      v8 = intrinsics();
       file = join(dir, `check-${keyOf(bytes)}.bin`);
     } catch {
-      v8 = null;
+      file = null;
     }
   }
   let module = null;
   let cachedBytes = 0;
-  const payload = v8 ? readVerified(dir, file) : null;
+  const payload = file ? readVerified(dir, file) : null;
   if (payload) {
     try {
       // V8 wants the payload as an ArrayBuffer of its own, and the wire bytes it came from;
       // it answers undefined when its header does not match this process.
       const copy = payload.buffer.slice(payload.byteOffset, payload.byteOffset + payload.length);
-      const got = v8.deserialize(copy, bytes);
+      const got = natives('b, w', 'return %DeserializeWasmModule(b, w)', copy, bytes);
       if (got instanceof WebAssembly.Module) {
         module = got;
         cachedBytes = payload.length;
@@ -98,7 +96,7 @@ export function compiledCheckModule() {
       module = null;
     }
   }
-  loaded = { module: module ?? new WebAssembly.Module(bytes), cached: module !== null, v8, dir, file, cachedBytes, exports: null };
+  loaded = { module: module ?? new WebAssembly.Module(bytes), cached: module !== null, dir, file, cachedBytes, exports: null };
   return loaded;
 }
 
@@ -116,12 +114,12 @@ export function initCheckGlue(glue) {
 export function saveCompiledCheckModule() {
   const c = loaded;
   const probe = c?.exports?.checker_bytesRead;
-  if (!c?.v8 || !c.file || typeof probe !== 'function') return false;
+  if (!c?.file || typeof probe !== 'function') return false;
   try {
     // One function optimized for sure (a getter, a fraction of a millisecond): V8's
     // serializer aborts the process when no function is.
-    c.v8.tierUp(probe);
-    const payload = new Uint8Array(c.v8.serialize(c.module));
+    const serialized = natives('f, m', '%WasmTierUpFunction(f); return %SerializeWasmModule(m)', probe, c.module);
+    const payload = new Uint8Array(serialized);
     if (payload.length <= c.cachedBytes) return false;
     mkdirSync(c.dir, { recursive: true, mode: 0o700 });
     // Never into a directory others can write (a file is only read from a private one, and
@@ -139,15 +137,19 @@ export function saveCompiledCheckModule() {
   }
 }
 
-// The intrinsics, compiled while the flag is set (the flag stays: a function is parsed again
-// when it is first called).
-function intrinsics() {
+// Runs `body` (V8's intrinsics, `%Name(...)`) as a function of `params` on `args`, with
+// --allow-natives-syntax set only while it is compiled and runs. The flag goes back to its
+// default at once: V8 hashes its flags, and with the hash off its default a worker thread's
+// Node environment compiles Node's own JavaScript from source, about twice as slow to start
+// (see ./tiering.mjs). V8 marks the code it serializes with the flags of that moment and
+// takes it back only under the same, which is why both calls set exactly this flag.
+function natives(params, body, ...args) {
   setFlagsFromString('--allow-natives-syntax');
-  return {
-    serialize: new Function('m', 'return %SerializeWasmModule(m)'),
-    deserialize: new Function('b', 'w', 'return %DeserializeWasmModule(b, w)'),
-    tierUp: new Function('f', '%WasmTierUpFunction(f)'),
-  };
+  try {
+    return new Function(params, body)(...args);
+  } finally {
+    setFlagsFromString('--no-allow-natives-syntax');
+  }
 }
 
 // What the code depends on: the module's bytes, V8 and the Node built around it, the CPU
@@ -156,7 +158,7 @@ function intrinsics() {
 // Node or V8 options then compiles, and its save replaces the file.
 function keyOf(bytes) {
   const h = createHash('sha256').update(bytes);
-  for (const part of [process.versions.v8, process.version, process.arch, checkV8Flags()]) h.update('\0').update(part);
+  for (const part of [process.versions.v8, process.version, process.arch, tieredFlags()]) h.update('\0').update(part);
   return h.digest('hex').slice(0, 32);
 }
 

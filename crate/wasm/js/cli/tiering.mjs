@@ -31,8 +31,20 @@ export function checkV8Flags(v8Version = process.versions.v8) {
   return Number.parseInt(v8Version, 10) === MEASURED_ON_V8 ? FLAGS : '';
 }
 
-/** Sets this process's `checkV8Flags()`, before the module is compiled. */
+let setFlags = '';
+
+/**
+ * Sets this process's `checkV8Flags()`, before the module is compiled, for a check read in
+ * one thread. Not for one read by several: once any V8 flag is set, V8's hash of its flags
+ * no longer matches the one Node's own JavaScript was compiled under for its code cache, and
+ * a worker thread's Node environment compiles all of it from source: a worker's first line
+ * ran after 75-119 ms instead of 36-55 (Node 20, 2026-12-05).
+ */
 export function tierForOneCheck() {
   const flags = checkV8Flags();
   if (flags) setFlagsFromString(flags);
+  setFlags = flags;
 }
+
+/** The flags `tierForOneCheck` set in this process ('' when none). */
+export const tieredFlags = () => setFlags;

@@ -1,0 +1,136 @@
+// How `toolslice check` shares a large trace file among its threads (see `readShared` in
+// check.mjs): the file cut into pieces of whole lines, and the claims every thread makes on
+// them, without waiting for another, in shared memory.
+//
+// The main thread's checker takes the pieces in file order: a piece it reads itself is pushed
+// as bytes, a piece another thread read comes as a part and is absorbed, which costs about a
+// quarter of reading it. So the pieces are in two pools. The first, pieces 0..split, is the
+// main thread's to read from its front; the second, split..n, the workers' from its front.
+// Whichever thread runs out takes from the back of the other's pool: the main thread pieces
+// it then keeps as parts of its own until their turn, a worker pieces the main thread absorbs
+// when it gets there. The split is only an estimate of where the threads meet (a worker
+// starts some 0.1 s after the main thread, and threads run at speeds the machine decides);
+// the claims correct it while the file is read.
+//
+// The main thread also takes a piece of the second pool from its front when that is the very
+// piece it needs next and no worker has claimed it yet (the workers not started, or told
+// that the file cannot be split): it reads it as bytes, in order.
+import { closeSync, openSync, readSync } from 'node:fs';
+
+// A pool's claims in one 32-bit word, so that a claim at either end is one atomic step:
+// the front (the next piece claimed from the front) in the low 16 bits, the back (one past
+// the last unclaimed piece) in the high 15.
+const MAX_PIECES = 1 << 15;
+const pack = (front, back) => (back << 16) | front;
+
+/**
+ * Claims on `pieces` pieces, the first pool 0..split: an Int32Array on shared memory, the
+ * pools' words and then the split, which never changes.
+ */
+export function newClaims(split, pieces) {
+  if (pieces >= MAX_PIECES) throw new RangeError(`too many pieces: ${pieces}`);
+  const claims = new Int32Array(new SharedArrayBuffer(12));
+  claims[0] = pack(0, split);
+  claims[1] = pack(split, pieces);
+  claims[2] = split;
+  return claims;
+}
+
+/** The pool (0 or 1) piece `j` is in. */
+const poolOf = (claims, j) => (j < claims[2] ? 0 : 1);
+
+/**
+ * Claims the front piece of `pool`, or -1 when the pool is used up. With `only`, claims it
+ * only when it is that piece.
+ */
+export function claimFront(claims, pool, only = -1) {
+  for (;;) {
+    const word = Atomics.load(claims, pool);
+    const front = word & 0xffff;
+    const back = word >>> 16;
+    if (front >= back || (only >= 0 && front !== only)) return -1;
+    if (Atomics.compareExchange(claims, pool, word, pack(front + 1, back)) === word) return front;
+  }
+}
+
+/** Claims the back piece of `pool`, or -1 when the pool is used up. */
+export function claimBack(claims, pool) {
+  for (;;) {
+    const word = Atomics.load(claims, pool);
+    const front = word & 0xffff;
+    const back = word >>> 16;
+    if (front >= back) return -1;
+    if (Atomics.compareExchange(claims, pool, word, pack(front, back - 1)) === word) return back - 1;
+  }
+}
+
+/**
+ * The main thread's claim of piece `j`, the next it needs, when nobody has claimed it: true
+ * when it is now the main thread's to read as bytes.
+ */
+export function claimNext(claims, j) {
+  return claimFront(claims, poolOf(claims, j), j) === j;
+}
+
+/** A worker's claim: the second pool's front, then the first's back; -1 when none is left. */
+export function claimForWorker(claims) {
+  const j = claimFront(claims, 1);
+  return j >= 0 ? j : claimBack(claims, 0);
+}
+
+/** The main thread's claim while it waits for a worker's piece: the second pool's back. */
+export function claimToKeep(claims) {
+  return claimBack(claims, 1);
+}
+
+/**
+ * Where a file of `total` bytes is cut into ranges of whole lines: `[0, c1, ..., total]`,
+ * each cut at the first line start at or after one of `at` (ascending byte offsets inside
+ * the file). Fewer cuts when the file has too few newlines (a line longer than a piece makes
+ * one piece of it).
+ */
+export function lineCuts(file, total, at) {
+  const cuts = [0];
+  const fd = openSync(file, 'r');
+  const window = Buffer.allocUnsafe(64 << 10);
+  try {
+    for (let next of at) {
+      if (next <= cuts[cuts.length - 1]) continue;
+      // The first newline at or after `next`.
+      for (;;) {
+        const got = readSync(fd, window, 0, window.length, next);
+        if (got === 0) {
+          next = total;
+          break;
+        }
+        const nl = window.subarray(0, got).indexOf(10);
+        if (nl >= 0) {
+          next += nl + 1;
+          break;
+        }
+        next += got;
+      }
+      if (next >= total) break;
+      cuts.push(next);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  cuts.push(total);
+  return cuts;
+}
+
+/**
+ * Where the pieces of a file of `total` bytes read by `threads` threads start: about 16 per
+ * thread, of 1 to 8 MB (never more than MAX_PIECES / 2). Small enough that the thread that
+ * finishes last has little left when the others run out, large enough that a piece's own
+ * costs (a part and its message, a read from a new position) stay small.
+ */
+export function pieceStarts(total, threads) {
+  const size = Math.max(total / (MAX_PIECES / 2), Math.min(PIECE_MAX_BYTES, Math.max(PIECE_MIN_BYTES, total / (16 * threads))));
+  const starts = [];
+  for (let at = size; at < total; at += size) starts.push(Math.floor(at));
+  return starts;
+}
+const PIECE_MIN_BYTES = 1 << 20;
+const PIECE_MAX_BYTES = 8 << 20;
