@@ -35,10 +35,10 @@ received, and both are measured.
                    the seed script's leniency: a clip_reason outside the closed enum
                    declares the clip (by default it does not, and fails the run)
   --allow-empty    a file with no tool call passes (by default it fails: nothing was checked)
-  --threads N      threads that read a large trace file with a value per line, each a
-                   range of lines (the report is the same): by default the CPUs, at most
-                   4, for files of 64 MB or more; N given, for files of 4 MB or more;
-                   1 reads in this thread only
+  --threads N      threads that read a large trace file with a value per line, sharing
+                   it in pieces of whole lines (the report is the same): by default the
+                   CPUs, at most 4, for files of 64 MB or more; N given, for files of 4 MB
+                   or more; 1 reads in this thread only
 
 environment: TOOLSLICE_CODE_CACHE  where V8's optimized code for the checker is kept between
 runs (default $XDG_CACHE_HOME/toolslice, else ~/.cache/toolslice; \`off\`: not kept), so a
@@ -58,7 +58,12 @@ const PROGRESS_MIN_BYTES = 8 << 20;
 // interleaved rounds each. With the module handed to the worker and the code cache (later
 // the same day), still level on 50 MB (OTLP, Langfuse, Agents SDK; 9 interleaved rounds
 // each): a worker's Node environment alone takes about 0.09 s here to start, in which this
-// thread reads some 15 MB.
+// thread reads some 15 MB. With the file shared in claimed pieces and the worker started
+// under V8's default flags (./pieces.mjs; a worker's first line 60-70 ms after it is made,
+// not 115-140), level still (wall, user+sys CPU, medians of 9 interleaved runs, 2026-12-06:
+// OTLP 0.46/0.49 s in one thread, 0.46/0.63 in two; Langfuse 0.56/0.59, 0.57/0.84; Agents
+// SDK 0.61/0.64, 0.58/0.82): a second thread's own costs (its start, its first pass in a
+// fresh instance, a part written and taken in per piece) take what it saves at 50 MB.
 const PARTS_MIN_BYTES = 64 << 20;
 // With `--threads N` given, from this size on: the user asked for threads.
 const PARTS_MIN_BYTES_ASKED = 4 << 20;

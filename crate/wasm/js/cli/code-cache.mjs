@@ -16,7 +16,8 @@
 //
 // The file is native code that V8 runs, so:
 // - it is named by the SHA-256 of the module's bytes, V8's and Node's versions, the
-//   architecture and the flags a check sets, so V8 is only ever given code compiled from
+//   architecture and the compiler flags the check set (./tiering.mjs: a check read in one
+//   thread sets some, one read by several none), so V8 is only ever given code compiled from
 //   these very bytes by this very V8;
 // - its payload carries its own SHA-256, checked before V8 sees a byte of it: a torn, short
 //   or corrupt file is never deserialized (V8 checks only its header: version, flags, CPU);
@@ -153,7 +154,8 @@ function natives(params, body, ...args) {
 }
 
 // What the code depends on: the module's bytes, V8 and the Node built around it, the CPU
-// architecture and the flags a check sets. V8 itself declines code compiled under other flags
+// architecture and the compiler flags this check set (a file per set of flags: a check in one
+// thread and one in several keep a file each). V8 itself declines code compiled under other flags
 // (its header holds a hash of them, its version and the CPU's features); a run under other
 // Node or V8 options then compiles, and its save replaces the file.
 function keyOf(bytes) {
