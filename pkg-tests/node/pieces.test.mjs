@@ -1,0 +1,92 @@
+// How `toolslice check` shares a file among threads (cli/pieces.mjs): each piece is claimed
+// by exactly one thread, whatever the threads do at once, and a file of any size is cut into
+// a number of pieces the claims can hold.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
+
+const pieces = new URL('../node_modules/toolslice/cli/pieces.mjs', import.meta.url).href;
+const { claimForWorker, claimNext, claimToKeep, newClaims, pieceStarts } = await import(pieces);
+
+test('claims: the main thread from the front of the first pool, workers from the second, then each from the other end', () => {
+  const claims = newClaims(3, 8);
+  assert.equal(claimNext(claims, 0), true);
+  assert.equal(claimNext(claims, 0), false, 'a piece is claimed once');
+  assert.equal(claimNext(claims, 2), false, 'only the very next piece');
+  // Workers start at the split and go forward.
+  assert.deepEqual([claimForWorker(claims), claimForWorker(claims)], [3, 4]);
+  // The main thread, waiting for piece 3, keeps pieces from the back of the workers' pool.
+  assert.deepEqual([claimToKeep(claims), claimToKeep(claims)], [7, 6]);
+  assert.equal(claimForWorker(claims), 5);
+  assert.equal(claimToKeep(claims), -1, 'the second pool is used up');
+  // Workers out of pieces take the first pool from its back; the main thread its front.
+  assert.equal(claimForWorker(claims), 2);
+  assert.equal(claimNext(claims, 1), true);
+  assert.equal(claimForWorker(claims), -1);
+  // Piece 5 is a worker's: the main thread cannot claim it as its next.
+  assert.equal(claimNext(claims, 5), false);
+});
+
+test('claims: the main thread takes the second pool from its front when no worker has', () => {
+  const claims = newClaims(2, 5);
+  assert.equal(claimNext(claims, 0), true);
+  assert.equal(claimNext(claims, 1), true);
+  assert.equal(claimNext(claims, 2), true);
+  assert.equal(claimForWorker(claims), 3);
+  assert.equal(claimNext(claims, 3), false);
+  assert.equal(claimNext(claims, 4), true);
+  assert.equal(claimForWorker(claims), -1);
+});
+
+test('claims made by four threads at once: every piece exactly once', async () => {
+  const n = 30000;
+  const split = 8000;
+  for (let round = 0; round < 5; round++) {
+    const claims = newClaims(split, n);
+    // All four start together: the workers wait on `go` once they are running.
+    const go = new Int32Array(new SharedArrayBuffer(4));
+    const src = `
+      import { workerData, parentPort } from 'node:worker_threads';
+      const { claimForWorker } = await import(${JSON.stringify(pieces)});
+      const { claims, go } = workerData;
+      parentPort.postMessage('ready');
+      Atomics.wait(go, 0, 0);
+      const got = [];
+      for (let j = claimForWorker(claims); j >= 0; j = claimForWorker(claims)) got.push(j);
+      parentPort.postMessage(got);`;
+    const workers = Array.from({ length: 3 }, () => new Worker(src, { eval: true, workerData: { claims, go } }));
+    const message = (w) => new Promise((resolve, reject) => (w.once('message', resolve), w.once('error', reject)));
+    await Promise.all(workers.map(message));
+    const answers = workers.map(message);
+    Atomics.store(go, 0, 1);
+    Atomics.notify(go, 0);
+    // This thread claims as check's main thread does: the next piece when it can, else one
+    // from the back to keep (busy meanwhile, as reading it would be).
+    const mine = [];
+    for (let j = 0; j < n; j++) {
+      if (claimNext(claims, j)) mine.push(j);
+      else {
+        const back = claimToKeep(claims);
+        if (back >= 0) mine.push(back);
+      }
+    }
+    const all = [mine, ...(await Promise.all(answers))].flat().sort((a, b) => a - b);
+    assert.equal(all.length, n, `round ${round}: ${all.length} claims of ${n} pieces`);
+    assert.ok(all.every((j, i) => j === i), `round ${round}: a piece claimed twice or never`);
+  }
+});
+
+test('pieces: 1 to 8 MB, about 16 per thread, and never more than the claims can hold', () => {
+  const sizes = (total, threads) => {
+    const starts = [0, ...pieceStarts(total, threads), total];
+    return starts.slice(1).map((s, i) => s - starts[i]);
+  };
+  const mb = 1 << 20;
+  const small = sizes(18e6, 2);
+  assert.ok(small.slice(0, -1).every((s) => s >= mb - 1 && s <= mb + 1), small.join(' '));
+  const mid = sizes(300e6, 2);
+  assert.ok(mid.length >= 32 && mid.slice(0, -1).every((s) => s <= 8 * mb), `${mid.length} pieces`);
+  // 1 TB: pieces larger than 8 MB rather than more than the claims hold.
+  assert.ok(sizes(1e12, 4).length <= 16384);
+  assert.throws(() => newClaims(1, 1 << 15), RangeError);
+});
