@@ -136,6 +136,20 @@ test('check run() in two threads takes in the worker parts (not the one-thread f
   assert.ok(two.text === one.text && late.text === one.text, 'the reports differ');
 });
 
+test('check run() in two threads of span JSONL (cannot be split): every piece read here, as bytes', async () => {
+  const { prepare, check } = await inProcess();
+  const line = readFileSync(fileURLToPath(new URL('../fixtures/clipped.jsonl', import.meta.url)), 'utf8');
+  const path = join(dir, 'spans-in-process.jsonl');
+  writeFileSync(path, line.repeat(Math.ceil(6e6 / line.length)));
+  const args = ['--threads', '2', '--jsonl', path];
+  const prepared = prepare(args);
+  const two = await check(args, prepared);
+  assert.equal(prepared.pushed, prepared.cuts.length - 1);
+  assert.equal(prepared.absorbed, 0);
+  const one = await check(['--threads', '1', '--jsonl', path], undefined);
+  assert.ok(two.text === one.text, 'the reports differ');
+});
+
 test('PartReader and Checker.absorb: the API the CLI uses, and its refusals', async () => {
   const { Checker, PartReader } = await import('toolslice');
   const text = readFileSync(new URL('langfuse.jsonl', formats));

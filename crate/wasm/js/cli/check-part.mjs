@@ -6,7 +6,7 @@
 // which the main thread learns from the file's first lines; `null` means the file cannot be
 // split (a single JSON document, span JSONL) and the worker ends.
 import { parentPort, workerData } from 'node:worker_threads';
-import { readChunks } from './common.mjs';
+import { readBuffers, readChunks } from './common.mjs';
 import { claimForWorker } from './pieces.mjs';
 
 const { file, cuts, claims, options } = workerData;
@@ -17,9 +17,10 @@ try {
   toolslice.initSync({ module: workerData.module });
   const format = await new Promise((resolve) => parentPort.once('message', resolve));
   if (format !== null) {
+    const buffers = readBuffers();
     for (let j = claimForWorker(claims); j >= 0; j = claimForWorker(claims)) {
       const reader = new toolslice.PartReader(format, options);
-      for await (const chunk of readChunks(file, { start: cuts[j], end: cuts[j + 1] })) reader.push(chunk);
+      for await (const chunk of readChunks(file, { start: cuts[j], end: cuts[j + 1] }, buffers)) reader.push(chunk);
       const part = reader.finish();
       parentPort.postMessage({ piece: j, part }, [part.buffer]);
     }

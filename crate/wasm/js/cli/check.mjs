@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
-import { intOption, parse, readChunks, stdinFileSize, UsageError } from './common.mjs';
+import { intOption, parse, readBuffers, readChunks, stdinFileSize, UsageError } from './common.mjs';
 import { compiledCheckModule, saveCompiledCheckModule } from './code-cache.mjs';
 import { claimNext, claimToKeep, lineCuts, newClaims, pieceStarts } from './pieces.mjs';
 import { tierForOneCheck } from './tiering.mjs';
@@ -307,8 +307,10 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
     format = known;
     hub.tell(format);
   };
-  const push = async (j) => {
-    for await (const chunk of readChunks(file, range(j))) {
+  // One pair of buffers for every piece read here.
+  const buffers = readBuffers();
+  const push = async (j, end = cuts[j + 1]) => {
+    for await (const chunk of readChunks(file, { start: cuts[j], end }, buffers)) {
       checker.push(chunk);
       tell();
       progress();
@@ -320,10 +322,16 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
   const kept = new Map();
   const keep = async (j) => {
     const reader = new toolslice.PartReader(format, options);
-    for await (const chunk of readChunks(file, range(j))) reader.push(chunk);
+    for await (const chunk of readChunks(file, range(j), buffers)) reader.push(chunk);
     kept.set(j, reader.finish());
   };
   for (let j = 0; j + 1 < cuts.length; j++) {
+    if (format === null) {
+      // The file cannot be split, the workers ended without a claim: the rest in one go.
+      await push(j, cuts[cuts.length - 1]);
+      parts.pushed += cuts.length - 2 - j;
+      break;
+    }
     for (;;) {
       if (claimNext(claims, j)) {
         await push(j);
