@@ -111,6 +111,22 @@ test('check: a usage error after the workers started ends the process at once', 
   assert.match(r.stderr, /--json and --jsonl cannot be combined/);
 });
 
+test('check: workers prepare() started never keep the process alive on their own', () => {
+  // As when loading the module fails after `prepare`: `run` never comes to end them.
+  const path = bigLines('openai-agents.jsonl');
+  const check = new URL('../node_modules/toolslice/cli/check.mjs', import.meta.url).href;
+  // A script file: a process run with `-e` ends when its script does, workers or not.
+  const script = join(dir, 'prepare-only.mjs');
+  writeFileSync(script, `
+    const { prepare } = await import(${JSON.stringify(check)});
+    const prepared = prepare(['--threads', '2', ${JSON.stringify(path)}]);
+    process.stdout.write(String(prepared.cuts.length > 2));`);
+  const r = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 30e3 });
+  assert.equal(r.error, undefined, 'the process was killed after 30 s');
+  assert.equal(r.stdout, 'true');
+  assert.equal(r.status, 0, r.stderr);
+});
+
 test('check run() in two threads takes in the worker parts (not the one-thread fallback)', async () => {
   const { prepare, check } = await inProcess();
   const path = bigLines('otlp-collector-events.jsonl');

@@ -416,9 +416,6 @@ function partWorkers(n, workerData) {
   };
   const workers = Array.from({ length: n }, () => {
     const worker = new Worker(new URL('./check-part.mjs', import.meta.url), { workerData });
-    // A worker never keeps the process alive: if the check ends another way (an error), the
-    // process still exits.
-    worker.unref();
     let over = false;
     const stop = () => {
       if (over) return;
@@ -435,6 +432,10 @@ function partWorkers(n, workerData) {
     });
     worker.once('error', stop);
     worker.once('exit', stop);
+    // A worker never keeps the process alive: if the check ends another way (an error before
+    // `run` reads, say), the process still exits. After the 'message' listener, which refs
+    // the worker's port again: unref'd before it, a worker kept a process alive for ever.
+    worker.unref();
     return worker;
   });
   return {
