@@ -97,7 +97,7 @@ const threadsOf = (values) => {
 
 /**
  * Called before the module is loaded: when the first file is large enough to be read by
- * several threads, cuts it and starts the workers, whose start (a thread, about 0.05 s here)
+ * several threads, cuts it and starts the workers, whose start (a thread, 60-70 ms here)
  * then overlaps the main thread's; otherwise sets V8's compiler for a check in one thread
  * (./tiering.mjs, which says why not with workers). Anything odd (help, a usage error,
  * stdin) prepares no workers, and `run` deals with it.
@@ -118,28 +118,30 @@ export function prepare(args) {
   return parts;
 }
 
-export async function run(args, { toolslice, stdout, stderr, prepared }) {
-  const results = [];
-  let values;
-  let files;
-  let options;
+export async function run(args, context) {
   try {
-    const parsed = parse(args, { usage, options: optionSpec });
-    if (!parsed) return 0;
-    values = parsed.values;
-    if (values.json && values.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
-    files = parsed.positionals.length ? parsed.positionals : ['-'];
-    options = checkOptions(values);
-    const threads = threadsOf(values);
-    for (const [i, file] of files.entries()) {
-      const parts = i === 0 && prepared?.file === file ? prepared : undefined;
-      const report = await checkOne(toolslice, file, options, stderr, threads, parts);
-      results.push({ file, report });
-    }
+    return await checkFiles(args, context);
   } finally {
-    // Whatever ended the reading (a usage error included), the workers `prepare` started
-    // end too: waiting for a format that never comes, they kept the process alive.
-    prepared?.hub.end();
+    // However the check ended (a usage error included), the workers `prepare` started end
+    // now, rather than wait for a format that never comes.
+    context.prepared?.hub.end();
+  }
+}
+
+async function checkFiles(args, { toolslice, stdout, stderr, prepared }) {
+  const parsed = parse(args, { usage, options: optionSpec });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  if (values.json && values.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
+  const files = positionals.length ? positionals : ['-'];
+  const options = checkOptions(values);
+
+  const threads = threadsOf(values);
+  const results = [];
+  for (const [i, file] of files.entries()) {
+    const parts = i === 0 && prepared?.file === file ? prepared : undefined;
+    const report = await checkOne(toolslice, file, options, stderr, threads, parts);
+    results.push({ file, report });
   }
 
   let exitCode = 0;
@@ -293,7 +295,6 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared) {
  */
 async function readShared(toolslice, checker, file, options, parts, progress) {
   const { cuts, claims, hub } = parts;
-  const range = (j) => ({ start: cuts[j], end: cuts[j + 1] });
   parts.pushed = 0;
   parts.absorbed = 0;
   parts.refused = 0;
@@ -322,7 +323,7 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
   const kept = new Map();
   const keep = async (j) => {
     const reader = new toolslice.PartReader(format, options);
-    for await (const chunk of readChunks(file, range(j), buffers)) reader.push(chunk);
+    for await (const chunk of readChunks(file, { start: cuts[j], end: cuts[j + 1] }, buffers)) reader.push(chunk);
     kept.set(j, reader.finish());
   };
   for (let j = 0; j + 1 < cuts.length; j++) {
@@ -383,7 +384,7 @@ function startParts(file, total, threads, options) {
  * Where this thread is expected to meet the workers in a file of `total` bytes read by `n`
  * threads (the start of each later range, of which the pieces' split takes the first): this
  * thread's range is longer, since it starts first (a worker starts a thread with a Node
- * environment of its own and instantiates the module this thread compiled, 0.1 s or more, in
+ * environment of its own and instantiates the module this thread compiled, 60-70 ms here, in
  * which this thread reads some 10 MB of a trace), and shorter by what it spends taking in
  * the workers' parts (ABSORB_SHARE of reading their bytes). Only a first guess: the claims
  * move the meeting point to where the threads do meet.
