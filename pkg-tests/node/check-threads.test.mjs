@@ -15,7 +15,7 @@ const bin = fileURLToPath(new URL('../node_modules/.bin/toolslice', import.meta.
 const formats = new URL('../../crate/core/tests/fixtures/formats/', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'toolslice-threads-'));
 // Above the size from which the CLI splits a file when --threads is given (4 MB), below
-// the default's (64 MB).
+// the default's (32 MB once the code cache holds the checker's code, 64 MB before).
 const SIZE = 18e6;
 
 const run = (args) => spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
@@ -119,7 +119,7 @@ test('check: workers prepare() started never keep the process alive on their own
   const script = join(dir, 'prepare-only.mjs');
   writeFileSync(script, `
     const { prepare } = await import(${JSON.stringify(check)});
-    const prepared = prepare(['--threads', '2', ${JSON.stringify(path)}]);
+    const prepared = await prepare(['--threads', '2', ${JSON.stringify(path)}]);
     process.stdout.write(String(prepared.cuts.length > 2));`);
   const r = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 30e3 });
   assert.equal(r.error, undefined, 'the process was killed after 30 s');
@@ -130,10 +130,10 @@ test('check: workers prepare() started never keep the process alive on their own
 test('check run() in two threads takes in the worker parts (not the one-thread fallback)', async () => {
   const { prepare, check } = await inProcess();
   const path = bigLines('otlp-collector-events.jsonl');
-  // Without --threads, a file below 64 MB is read in one thread.
-  assert.equal(prepare(['--jsonl', path]), null);
+  // Without --threads, a file below 32 MB is read in one thread.
+  assert.equal(await prepare(['--jsonl', path]), null);
   const args = ['--threads', '2', '--jsonl', path];
-  const prepared = prepare(args);
+  const prepared = await prepare(args);
   // Pieces of 1 to 8 MB, give or take a line (each starts and ends at a line's end).
   const pieces = prepared.cuts.length - 1;
   for (let j = 0; j + 1 < pieces; j++) {
@@ -152,13 +152,30 @@ test('check run() in two threads takes in the worker parts (not the one-thread f
   assert.ok(two.text === one.text && late.text === one.text, 'the reports differ');
 });
 
-test('check run() in two threads of span JSONL (cannot be split): every piece read here, as bytes', async () => {
-  const { prepare, check } = await inProcess();
+test('check starts no workers for files whose first lines show they cannot be split', async () => {
+  const { prepare } = await inProcess();
   const line = readFileSync(fileURLToPath(new URL('../fixtures/clipped.jsonl', import.meta.url)), 'utf8');
-  const path = join(dir, 'spans-in-process.jsonl');
-  writeFileSync(path, line.repeat(Math.ceil(6e6 / line.length)));
+  const spans = join(dir, 'spans-in-process.jsonl');
+  writeFileSync(spans, line.repeat(Math.ceil(6e6 / line.length)));
+  const doc = join(dir, 'document-in-process.json');
+  writeFileSync(doc, JSON.stringify(JSON.parse(readFileSync(new URL('otlp-genai.json', formats), 'utf8')), null, 2) + ' '.repeat(6e6));
+  for (const path of [spans, doc]) assert.equal(await prepare(['--threads', '2', '--jsonl', path]), null, path);
+  // Nor for a trace format named as span JSONL.
+  assert.equal(await prepare(['--threads', '2', '--format', 'spans', bigLines('langfuse.jsonl')]), null);
+});
+
+test('check run() in two threads of span JSONL whose first line is long: the workers end, every piece read here', async () => {
+  // The first lines decide the format only past the bytes `prepare` looks at (a first span of
+  // 1.5 MB): the workers start, and end when the main thread finds span JSONL.
+  const { prepare, check } = await inProcess();
+  const first = JSON.parse(readFileSync(fileURLToPath(new URL('../fixtures/clipped.jsonl', import.meta.url)), 'utf8').split('\n')[0]);
+  first.injected_preview = 'x'.repeat(1.5e6);
+  const line = readFileSync(fileURLToPath(new URL('../fixtures/clipped.jsonl', import.meta.url)), 'utf8');
+  const path = join(dir, 'spans-long-first.jsonl');
+  writeFileSync(path, JSON.stringify(first) + '\n' + line.repeat(Math.ceil(6e6 / line.length)));
   const args = ['--threads', '2', '--jsonl', path];
-  const prepared = prepare(args);
+  const prepared = await prepare(args);
+  assert.ok(prepared, 'workers started');
   const two = await check(args, prepared);
   assert.equal(prepared.pushed, prepared.cuts.length - 1);
   assert.equal(prepared.absorbed, 0);
@@ -203,7 +220,7 @@ test('check in two threads: a refused part and workers that stop are read by thi
   const one = await check(['--threads', '1', '--flagged-only', path], undefined);
   const args = ['--threads', '2', '--flagged-only', path];
   for (const how of ['refused', 'stopped']) {
-    const prepared = prepare(args);
+    const prepared = await prepare(args);
     const pieces = prepared.cuts.length - 1;
     // The second part a worker hands over damaged (absorb refuses it), or the workers stopped
     // once one part was taken, and nothing of theirs taken after (as when they die).
@@ -252,7 +269,7 @@ test('check in two threads of real producers\' traces, repeated: every piece abs
     const path = join(dir, `real-${name}`);
     writeFileSync(path, text.repeat(Math.ceil(SIZE / text.length)));
     const args = ['--threads', '2', '--flagged-only', path];
-    const prepared = prepare(args);
+    const prepared = await prepare(args);
     const two = await check(args, prepared);
     const one = await check(['--threads', '1', '--flagged-only', path], undefined);
     assert.equal(prepared.pushed + prepared.absorbed, prepared.cuts.length - 1, `${name}: every piece taken in once`);

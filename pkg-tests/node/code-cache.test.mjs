@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -89,6 +89,32 @@ test('a check in several threads writes the cache a later run reads', { skip: !o
   assert.equal(cacheFiles(dir).length, 1, 'a cache file was written');
   assert.equal(loadsCached(dir, false), true);
   assert.equal(check(['--threads', '2', '--flagged-only', input], dir).stdout, plain.stdout);
+});
+
+test('from 32 MB a trace file is read in threads once the cache holds the checker\'s code, from 64 MB before', { skip: (!onMeasuredV8 && 'the cache is used on V8 11 only') || (availableParallelism() < 2 && 'one CPU: one thread') }, () => {
+  // Two threads gained on 37-50 MB with the module's code from the cache, and lost on 37 MB
+  // without it (TurboFan then compiles on the CPU a worker would take): cli/check.mjs.
+  const dir = join(mkdtempSync(join(tmpdir(), 'toolslice-cc-')), 'cache');
+  const lines = readFileSync(new URL('../../crate/core/tests/fixtures/formats/otlp-collector-events.jsonl', import.meta.url), 'utf8');
+  const input = join(mkdtempSync(join(tmpdir(), 'toolslice-cc-')), 'otlp-34mb.jsonl');
+  writeFileSync(input, lines.repeat(Math.ceil(34e6 / lines.length)));
+  const prepared = (cache) => {
+    const src = `
+      import { prepare } from ${JSON.stringify(join(pkg, 'cli/check.mjs'))};
+      const parts = await prepare(['--flagged-only', ${JSON.stringify(input)}]);
+      parts?.hub.end();
+      process.stdout.write(parts ? 'threads' : 'one thread');`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', src], { encoding: 'utf8', env: envWith(cache) });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  assert.equal(prepared(dir), 'one thread');
+  assert.equal(prepared('off'), 'one thread');
+  // A check (of any file) leaves the module's code in the cache.
+  assert.equal(check(['--json', trace()], dir).stderr, '');
+  assert.equal(cacheFiles(dir).length, 1);
+  assert.equal(prepared(dir), 'threads');
+  assert.equal(prepared('off'), 'one thread');
 });
 
 test('a corrupt, short, foreign or shared cache file is never given to V8, and is replaced', { skip: !onMeasuredV8 && 'the cache is used on V8 11 only' }, () => {

@@ -74,11 +74,12 @@ const full: { [K in keyof typeof ts]: Entry } = {
     const c = new ts.Checker();
     c.push(bytes);
     const format: string | undefined = c.lineFormat;
+    const decided: boolean = c.formatDecided;
     const reader = new ts.PartReader(format ?? 'otlp', { flaggedOnly: true });
     reader.push(bytes);
     const part: Uint8Array = reader.finish();
     c.absorb(part);
-    return `${part.length} ${c.finish().rowCount}`;
+    return `${part.length} ${c.finish().rowCount} ${decided}`;
   },
   compareSpanRuns: (): SpanRunDiff => ts.compareSpanRuns(text, bytes),
   convertToSpans: (): string => { const c: Conversion = ts.convertToSpans(text, { format: 'otlp' }); return c.jsonl; },

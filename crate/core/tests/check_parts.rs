@@ -183,3 +183,37 @@ fn a_refused_part_changes_nothing() {
     let err = checker.absorb(&part).unwrap_err();
     assert!(err.to_string().contains("line layout"), "{err}");
 }
+
+/// What the CLI asks before it starts workers: whether the first lines have chosen how the
+/// input is read, and whether that is a line layout. Undecided, `line_format` is `None` for
+/// every input; decided, `None` means span JSONL or a document (no parts).
+#[test]
+fn the_format_is_decided_by_the_first_lines() {
+    let options = CheckOptions::default();
+    let otlp = fixture("otlp-collector-events.jsonl");
+    let first = line_ends(&otlp)[0];
+    let mut checker = Checker::new(options.clone());
+    checker.push(&otlp[..first - 1]);
+    assert!(!checker.format_decided(), "a line without its newline decides nothing");
+    assert_eq!(checker.line_format(), None);
+    checker.push(&otlp[first - 1..first]);
+    assert!(checker.format_decided());
+    assert_eq!(checker.line_format(), Some(Format::Otlp));
+
+    // Span JSONL: only after the detection window of lines, and with no line format.
+    let span = b"{\"name\":\"t\",\"observed_bytes\":1,\"injected_bytes\":1}\n";
+    let mut checker = Checker::new(options.clone());
+    checker.push(span);
+    assert!(!checker.format_decided(), "one span line could still be a trace's first");
+    for _ in 0..16 {
+        checker.push(span);
+    }
+    assert!(checker.format_decided());
+    assert_eq!(checker.line_format(), None);
+
+    // One document written across lines: decided by its first line.
+    let mut checker = Checker::new(options);
+    checker.push(b"{\n  \"resourceSpans\": [\n");
+    assert!(checker.format_decided());
+    assert_eq!(checker.line_format(), None);
+}

@@ -42,9 +42,9 @@ async function main(argv) {
   const load = commands[name];
   if (!load) throw new UsageError(`unknown command '${name}' (try: ${Object.keys(commands).join(', ')})`);
   const mod = await load();
-  // A command may start work that does not need the module (check's worker threads) before
-  // the module is loaded here.
-  const prepared = mod.prepare?.(rest);
+  // A command may start work before its context is made (check's worker threads, started
+  // as early as the first file's first lines show they are worth it).
+  const prepared = await mod.prepare?.(rest);
   return mod.run(rest, { ...(await context(mod.module)), prepared });
 }
 

@@ -380,6 +380,15 @@ impl Checker {
         Some(format.as_str().to_string())
     }
 
+    /// Whether the first lines have chosen how the input is read (span JSONL, a trace format
+    /// with a value per line, or one JSON document): until then `lineFormat` is `undefined`
+    /// whatever the input turns out to be, and after it, `undefined` means an input that
+    /// cannot be read in parts.
+    #[wasm_bindgen(getter, js_name = formatDecided)]
+    pub fn format_decided(&self) -> bool {
+        self.inner.as_ref().is_some_and(|c| c.format_decided())
+    }
+
     /// Takes in the lines that follow what was pushed, read apart by a `PartReader` (in a
     /// worker): the report is the one pushing those lines would give. What was pushed must
     /// end with a newline and have a `lineFormat`, the part's. Otherwise, or when the bytes

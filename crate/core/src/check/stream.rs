@@ -57,6 +57,12 @@ impl Checker {
         self.reader.line_format()
     }
 
+    /// Whether the first lines have chosen how the input is read; until then
+    /// [`Self::line_format`] is `None` whatever the input turns out to be.
+    pub fn format_decided(&self) -> bool {
+        self.reader.decided()
+    }
+
     pub fn bytes_read(&self) -> u64 {
         self.bytes
     }

@@ -274,6 +274,12 @@ impl Reader {
         Ok(bytes)
     }
 
+    /// Whether the first lines have chosen how the input is read (span JSONL, a trace format
+    /// in a line layout, one document): before that, [`Self::line_format`] is `None` too.
+    pub fn decided(&self) -> bool {
+        !matches!(self.state, State::Start { .. })
+    }
+
     /// The trace format being read in a line layout, once the first lines decided it.
     pub fn line_format(&self) -> Option<Format> {
         match &self.state {

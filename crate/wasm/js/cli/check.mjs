@@ -1,10 +1,10 @@
 // `toolslice check [FILE...]`: classify every tool span of one or more exported runs.
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
 import { intOption, parse, readBuffers, readChunks, stdinFileSize, UsageError } from './common.mjs';
-import { compiledCheckModule, saveCompiledCheckModule } from './code-cache.mjs';
+import { codeCached, compiledCheckModule, initCheckGlue, saveCompiledCheckModule } from './code-cache.mjs';
 import { claimNext, claimToKeep, lineCuts, newClaims, pieceStarts } from './pieces.mjs';
 import { tierForOneCheck } from './tiering.mjs';
 
@@ -37,8 +37,9 @@ received, and both are measured.
   --allow-empty    a file with no tool call passes (by default it fails: nothing was checked)
   --threads N      threads that read a large trace file with a value per line, sharing
                    it in pieces of whole lines (the report is the same): by default the
-                   CPUs, at most 4, for files of 64 MB or more; N given, for files of 4 MB
-                   or more; 1 reads in this thread only
+                   CPUs, at most 4, for files of 32 MB or more once the code cache (below)
+                   holds the checker's code, else of 64 MB or more; N given, for files of
+                   4 MB or more; 1 reads in this thread only
 
 environment: TOOLSLICE_CODE_CACHE  where V8's optimized code for the checker is kept between
 runs (default $XDG_CACHE_HOME/toolslice, else ~/.cache/toolslice; \`off\`: not kept), so a
@@ -64,7 +65,16 @@ const PROGRESS_MIN_BYTES = 8 << 20;
 // OTLP 0.46/0.49 s in one thread, 0.46/0.63 in two; Langfuse 0.56/0.59, 0.57/0.84; Agents
 // SDK 0.61/0.64, 0.58/0.82): a second thread's own costs (its start, its first pass in a
 // fresh instance, a part written and taken in per piece) take what it saves at 50 MB.
+// Measured again in the next session (2026-12-06, the same code, 15 interleaved runs each,
+// wall / CPU): with V8's code from the code cache two threads gained at 50 MB (OTLP 0.46/0.49
+// -> 0.41/0.56 s, Langfuse 0.58/0.62 -> 0.54/0.77, Agents SDK 0.55/0.61 -> 0.48/0.70) and at
+// 37 MB (OTLP 0.34 -> 0.32, Langfuse 0.42 -> 0.35; 11 runs), were level at 25 MB in Langfuse
+// and the Agents SDK and lost in OTLP (0.31 -> 0.35; 9 runs); without it (a machine's first
+// check, TurboFan compiling the module on the second CPU) level at 50 MB and a loss at 37
+// (OTLP 0.47 -> 0.51). Hence two sizes: from PARTS_MIN_BYTES_CACHED once an earlier check
+// left its code in the cache (`codeCached`), from PARTS_MIN_BYTES before.
 const PARTS_MIN_BYTES = 64 << 20;
+const PARTS_MIN_BYTES_CACHED = 32 << 20;
 // With `--threads N` given, from this size on: the user asked for threads.
 const PARTS_MIN_BYTES_ASKED = 4 << 20;
 
@@ -90,33 +100,67 @@ function checkOptions(values) {
 /** `{ threads, minBytes }`: how many threads read a trace file, from what size. */
 const threadsOf = (values) => {
   const asked = intOption(values, 'threads', { min: 1 });
-  return asked === undefined
-    ? { threads: Math.min(availableParallelism(), 4), minBytes: PARTS_MIN_BYTES }
-    : { threads: asked, minBytes: PARTS_MIN_BYTES_ASKED };
+  if (asked !== undefined) return { threads: asked, minBytes: PARTS_MIN_BYTES_ASKED };
+  const threads = Math.min(availableParallelism(), 4);
+  return { threads, minBytes: threads > 1 && codeCached() ? PARTS_MIN_BYTES_CACHED : PARTS_MIN_BYTES };
 };
 
 /**
- * Called before the module is loaded: when the first file is large enough to be read by
- * several threads, cuts it and starts the workers, whose start (a thread, 60-70 ms here)
- * then overlaps the main thread's; otherwise sets V8's compiler for a check in one thread
- * (./tiering.mjs, which says why not with workers). Anything odd (help, a usage error,
- * stdin) prepares no workers, and `run` deals with it.
+ * Called before `run`: when the first file is large enough to be read by several threads and
+ * its first lines show a value per line (`splittable`), cuts it and starts the workers, whose
+ * start (a thread, 60-70 ms here) then overlaps the main thread's. A file checked in one
+ * thread gets V8's compiler set for that (./tiering.mjs, which says why not with workers)
+ * when the module is not compiled yet. Anything odd (help, a usage error, stdin) prepares no
+ * workers, and `run` deals with it.
  */
-export function prepare(args) {
+export async function prepare(args) {
   if (args.includes('-h') || args.includes('--help')) return null;
   let parts = null;
+  let compiled = false;
   try {
     const { values, positionals } = parseArgs({ args, options: optionSpec, allowPositionals: true, strict: true });
     const file = positionals[0];
     const { threads, minBytes } = threadsOf(values);
     const total = file && file !== '-' && threads > 1 ? statSync(file).size : 0;
-    if (total && total >= minBytes) parts = { file, total, ...startParts(file, total, threads, checkOptions(values)) };
+    if (total && total >= minBytes) {
+      const options = checkOptions(values);
+      compiled = true;
+      const toolslice = initCheckGlue(await import('../check/toolslice.js'));
+      if (splittable(toolslice, file, options)) parts = { file, total, ...startParts(file, total, threads, options) };
+    }
   } catch {
     parts = null;
   }
-  if (!parts) tierForOneCheck();
+  if (!parts && !compiled) tierForOneCheck();
   return parts;
 }
+
+/**
+ * Whether the workers are worth starting for `file`: a trace format with a value per line,
+ * as its first lines show (at most SNIFF_BYTES, read by a checker of the check's options).
+ * Span JSONL and a single JSON document cannot be split, and workers started for them only
+ * take CPU (60 MB of span JSONL: 0.25 s in one thread, 0.27 with a worker that ends unused).
+ * Still undecided after that many bytes (a first line longer than that), it may be.
+ */
+function splittable(toolslice, file, options) {
+  const checker = new toolslice.Checker(options);
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(SNIFF_STEP);
+    for (let at = 0; at < SNIFF_BYTES && !checker.formatDecided; ) {
+      const n = readSync(fd, buffer, 0, SNIFF_STEP, at);
+      if (n === 0) break;
+      checker.push(buffer.subarray(0, n));
+      at += n;
+    }
+    return !checker.formatDecided || checker.lineFormat !== undefined;
+  } finally {
+    closeSync(fd);
+    checker.free();
+  }
+}
+const SNIFF_BYTES = 1 << 20;
+const SNIFF_STEP = 16 << 10;
 
 export async function run(args, context) {
   try {
@@ -266,7 +310,9 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared) {
   // when this is that file, and its size is still the one they were given.
   let parts = null;
   if (prepared && prepared.total === total) parts = prepared;
-  else if (file !== '-' && threads.threads > 1 && total >= threads.minBytes) parts = startParts(file, total, threads.threads, options);
+  else if (file !== '-' && threads.threads > 1 && total >= threads.minBytes && splittable(toolslice, file, options)) {
+    parts = startParts(file, total, threads.threads, options);
+  }
   if (parts) {
     try {
       await readShared(toolslice, checker, file, options, parts, progress);

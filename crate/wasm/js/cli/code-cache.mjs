@@ -38,7 +38,7 @@ import {
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { tieredFlags } from './tiering.mjs';
+import { checkV8Flags, tieredFlags } from './tiering.mjs';
 
 const MEASURED_ON_V8 = 11;
 // The file: this line, the payload's SHA-256 (32 bytes), the payload (V8's serialization).
@@ -70,12 +70,12 @@ let loaded = null;
  */
 export function compiledCheckModule() {
   if (loaded) return loaded;
-  const bytes = readFileSync(new URL('../check/toolslice_bg.wasm', import.meta.url));
-  const dir = Number.parseInt(process.versions.v8, 10) === MEASURED_ON_V8 ? codeCacheDir(process.env) : null;
+  const bytes = moduleBytes();
+  const dir = cacheDirHere();
   let file = null;
   if (dir) {
     try {
-      file = join(dir, `check-${keyOf(bytes)}.bin`);
+      file = join(dir, `check-${keyOf(tieredFlags())}.bin`);
     } catch {
       file = null;
     }
@@ -100,6 +100,37 @@ export function compiledCheckModule() {
   loaded = { module: module ?? new WebAssembly.Module(bytes), cached: module !== null, dir, file, cachedBytes, exports: null };
   return loaded;
 }
+
+/**
+ * Whether the cache holds this build's code, under any of the flags a check sets: whether
+ * checks ran on this machine before, so that the next one starts with optimized code (a
+ * check read in threads keeps its own file; should only the other be there, that check
+ * compiles once). Looks only for the files: the code is verified when it is loaded.
+ */
+export function codeCached() {
+  const dir = cacheDirHere();
+  if (!dir) return false;
+  try {
+    if (!privateTo(statSync(dir))) return false;
+    return [checkV8Flags(), ''].some((flags) => {
+      try {
+        const stat = statSync(join(dir, `check-${keyOf(flags)}.bin`));
+        return stat.isFile() && privateTo(stat);
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+// The check module's bytes, read once per process.
+let bytesRead = null;
+const moduleBytes = () => (bytesRead ??= readFileSync(new URL('../check/toolslice_bg.wasm', import.meta.url)));
+
+// The cache directory, on the V8 the cache was measured on; else null.
+const cacheDirHere = () => (Number.parseInt(process.versions.v8, 10) === MEASURED_ON_V8 ? codeCacheDir(process.env) : null);
 
 /** Instantiates the check package's glue (../check/toolslice.js) with that module. */
 export function initCheckGlue(glue) {
@@ -158,9 +189,12 @@ function natives(params, body, ...args) {
 // thread and one in several keep a file each). V8 itself declines code compiled under other flags
 // (its header holds a hash of them, its version and the CPU's features); a run under other
 // Node or V8 options then compiles, and its save replaces the file.
-function keyOf(bytes) {
-  const h = createHash('sha256').update(bytes);
-  for (const part of [process.versions.v8, process.version, process.arch, tieredFlags()]) h.update('\0').update(part);
+let bytesHash = null;
+function keyOf(flags) {
+  // The module's bytes hashed once per process (two or three keys are asked for).
+  bytesHash ??= createHash('sha256').update(moduleBytes());
+  const h = bytesHash.copy();
+  for (const part of [process.versions.v8, process.version, process.arch, flags]) h.update('\0').update(part);
   return h.digest('hex').slice(0, 32);
 }
 
