@@ -194,7 +194,10 @@ fn the_format_is_decided_by_the_first_lines() {
     let first = line_ends(&otlp)[0];
     let mut checker = Checker::new(options.clone());
     checker.push(&otlp[..first - 1]);
-    assert!(!checker.format_decided(), "a line without its newline decides nothing");
+    assert!(
+        !checker.format_decided(),
+        "a line without its newline decides nothing"
+    );
     assert_eq!(checker.line_format(), None);
     checker.push(&otlp[first - 1..first]);
     assert!(checker.format_decided());
@@ -204,7 +207,10 @@ fn the_format_is_decided_by_the_first_lines() {
     let span = b"{\"name\":\"t\",\"observed_bytes\":1,\"injected_bytes\":1}\n";
     let mut checker = Checker::new(options.clone());
     checker.push(span);
-    assert!(!checker.format_decided(), "one span line could still be a trace's first");
+    assert!(
+        !checker.format_decided(),
+        "one span line could still be a trace's first"
+    );
     for _ in 0..16 {
         checker.push(span);
     }
