@@ -134,6 +134,9 @@ test('check run() in two threads takes in the worker parts (not the one-thread f
   assert.equal(await prepare(['--jsonl', path]), null);
   const args = ['--threads', '2', '--jsonl', path];
   const prepared = await prepare(args);
+  // The workers loaded (a check does not wait for them: on a loaded machine this thread could
+  // read every piece before they start, and the parts would go untested).
+  await prepared.hub.ready();
   // Pieces of 1 to 8 MB, give or take a line (each starts and ends at a line's end).
   const pieces = prepared.cuts.length - 1;
   for (let j = 0; j + 1 < pieces; j++) {
@@ -221,6 +224,7 @@ test('check in two threads: a refused part and workers that stop are read by thi
   const args = ['--threads', '2', '--flagged-only', path];
   for (const how of ['refused', 'stopped']) {
     const prepared = await prepare(args);
+    await prepared.hub.ready();
     const pieces = prepared.cuts.length - 1;
     // The second part a worker hands over damaged (absorb refuses it), or the workers stopped
     // once one part was taken, and nothing of theirs taken after (as when they die).
@@ -270,6 +274,7 @@ test('check in two threads of real producers\' traces, repeated: every piece abs
     writeFileSync(path, text.repeat(Math.ceil(SIZE / text.length)));
     const args = ['--threads', '2', '--flagged-only', path];
     const prepared = await prepare(args);
+    await prepared.hub.ready();
     const two = await check(args, prepared);
     const one = await check(['--threads', '1', '--flagged-only', path], undefined);
     assert.equal(prepared.pushed + prepared.absorbed, prepared.cuts.length - 1, `${name}: every piece taken in once`);

@@ -15,6 +15,7 @@ try {
   // and shared: its code, optimized by either thread or read from the code cache, serves both.
   const toolslice = await import('../check/toolslice.js');
   toolslice.initSync({ module: workerData.module });
+  parentPort.postMessage({ ready: true });
   const format = await new Promise((resolve) => parentPort.once('message', resolve));
   if (format !== null) {
     const buffers = readBuffers();

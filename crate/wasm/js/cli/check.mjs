@@ -449,8 +449,8 @@ const ABSORB_SHARE = 0.25;
 /**
  * `n` workers (./check-part.mjs) reading pieces of the file into parts: `tell(format)` starts
  * them (null ends them), `take(j)` is the part of piece j when it has arrived (once),
- * `live` the workers still running, `event()` resolves when a part arrives or a worker
- * stops, and `end()` stops them all.
+ * `live` the workers still running, `ready()` resolves once each has its module (or stopped),
+ * `event()` resolves when a part arrives or a worker stops, and `end()` stops them all.
  */
 function partWorkers(n, workerData) {
   const arrived = new Map();
@@ -461,18 +461,31 @@ function partWorkers(n, workerData) {
     wake = null;
     w?.();
   };
+  let unsettled = n;
+  let allSettled;
+  const ready = new Promise((resolve) => (allSettled = resolve));
+  if (n === 0) allSettled();
   const workers = Array.from({ length: n }, () => {
     const worker = new Worker(new URL('./check-part.mjs', import.meta.url), { workerData });
     let over = false;
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      unsettled -= 1;
+      if (unsettled === 0) allSettled();
+    };
     const stop = () => {
       if (over) return;
       over = true;
       live -= 1;
+      settle();
       notify();
     };
     // Every message a worker posted before it ended arrives before its 'exit'.
     worker.on('message', (m) => {
-      if (m.part && !over) {
+      if (m.ready) settle();
+      else if (m.part && !over) {
         arrived.set(m.piece, m.part);
         notify();
       } else if (!m.part) stop();
@@ -488,6 +501,13 @@ function partWorkers(n, workerData) {
   return {
     get live() {
       return live;
+    },
+    // Resolves once every worker has its module and waits for the format, or has stopped
+    // (the tests wait for it, so that a loaded machine cannot leave the workers no piece to
+    // read; a check never does). Waited for, the workers keep the process alive, as in event().
+    ready: () => {
+      for (const w of workers) w.ref();
+      return ready;
     },
     tell: (format) => {
       for (const w of workers) w.postMessage(format);
