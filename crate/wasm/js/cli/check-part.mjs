@@ -2,9 +2,10 @@
 // check.mjs and ./pieces.mjs): its own instance of the module the main thread compiled
 // (given in workerData, with its code), and for each piece it claims (workerData.cuts[j] ..
 // workerData.cuts[j + 1]) a PartReader, whose encoded part it posts back as soon as it is
-// read (transferred, not copied). It loads the module at once and then waits for the format,
-// which the main thread learns from the file's first lines; `null` means the file cannot be
-// split (a single JSON document, span JSONL) and the worker ends.
+// read (transferred, not copied). It loads the module at once, says so ({ ready }: see the
+// hub's `ready()`), and then waits for the format, which the main thread learns from the
+// file's first lines; `null` means the file cannot be split (a single JSON document, span
+// JSONL) and the worker ends.
 import { parentPort, workerData } from 'node:worker_threads';
 import { readBuffers, readChunks } from './common.mjs';
 import { claimForWorker } from './pieces.mjs';
