@@ -143,9 +143,10 @@ export async function prepare(args) {
  * Still undecided after that many bytes (a first line longer than that), it may be.
  */
 function splittable(toolslice, file, options) {
-  const checker = new toolslice.Checker(options);
   const fd = openSync(file, 'r');
+  let checker = null;
   try {
+    checker = new toolslice.Checker(options);
     const buffer = Buffer.allocUnsafe(SNIFF_STEP);
     for (let at = 0; at < SNIFF_BYTES && !checker.formatDecided; ) {
       const n = readSync(fd, buffer, 0, SNIFF_STEP, at);
@@ -155,8 +156,9 @@ function splittable(toolslice, file, options) {
     }
     return !checker.formatDecided || checker.lineFormat !== undefined;
   } finally {
+    // Neither the file nor the checker's memory outlives the look, whatever it threw.
     closeSync(fd);
-    checker.free();
+    checker?.free();
   }
 }
 const SNIFF_BYTES = 1 << 20;
