@@ -23,6 +23,8 @@
 //! entry ([`OTLP_ATTRIBUTE`]) in the exporters' compact form comes back whole, as its two
 //! strings, where serde_json hands the visitor the entry to read field by field. The visitor
 //! that asks makes the same value of either answer; its tests hold it to the tree reader.
+//! Nor is a model call's input ([`RELISTED_INPUT`]): a list that re-lists a recent input is
+//! handed to the visitor from where that input's entries end ([`super::relist`]).
 
 use std::cell::Cell;
 use std::fmt;
@@ -551,14 +553,19 @@ impl<'de> de::Deserializer<'de> for &mut LineDe<'de> {
     }
     declined_shapes!();
 
-    // The one newtype the fast paths ask for, an OTLP attribute entry ([`OTLP_ATTRIBUTE`]):
+    // The two newtypes the fast paths ask for. An OTLP attribute entry ([`OTLP_ATTRIBUTE`]):
     // in the compact form answered whole, otherwise with the entry itself, as serde_json
     // answers any newtype request, so the visitor then reads it as it would from serde_json.
+    // A model input ([`RELISTED_INPUT`]): a list as a sequence, perhaps resumed; any other
+    // value as the entry itself.
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        if name == RELISTED_INPUT {
+            return self.relisted(visitor);
+        }
         if name != OTLP_ATTRIBUTE {
             return Err(Declined);
         }
@@ -612,6 +619,47 @@ impl<'de> LineDe<'de> {
         self.i = end;
         // Both strings start and end next to ASCII quotes: char boundaries.
         Some((&self.text[key..key_end], &self.text[value..value_end]))
+    }
+}
+
+/// The name of the newtype request for a model call's input (see `message_list::InputSeed`).
+/// [`LineDe`] answers a list with a sequence of its entries, read from where a recent input
+/// that the list re-lists ended, when there is one ([`super::relist`]): the visitor of the
+/// input then starts from what that input's entries left. Any other value is answered as
+/// serde_json answers a newtype request, with the value itself.
+pub(super) const RELISTED_INPUT: &str = "$toolslice::message_list::Input";
+
+impl<'de> LineDe<'de> {
+    fn relisted<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        if self.peek()? != b'[' {
+            return visitor.visit_newtype_struct(self);
+        }
+        let start = self.i;
+        let read = match super::relist::resume(&self.b[start..], self.depth, self.max_members) {
+            Some(entries_end) => self.resumed_seq(start + entries_end, visitor),
+            None => self.seq(visitor),
+        };
+        let text = read.is_ok().then(|| &self.text[start..self.i]);
+        super::relist::end(text, self.depth, self.max_members);
+        read
+    }
+
+    /// The list at `self.i` from `at`, the end of an entry: [`LineDe::seq`] with the entries
+    /// before `at` taken as read.
+    fn resumed_seq<V: Visitor<'de>>(&mut self, at: usize, visitor: V) -> Result<V::Value> {
+        self.enter()?;
+        self.i = at;
+        let value = visitor.visit_seq(Seq {
+            de: self,
+            first: false,
+        })?;
+        self.depth -= 1;
+        if self.peek()? == b']' {
+            self.i += 1;
+            Ok(value)
+        } else {
+            Err(Declined)
+        }
     }
 }
 

@@ -21,9 +21,11 @@ use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, Seq
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
+use super::line_de::RELISTED_INPUT;
 use super::messages::{captured, hidden_or, Message, Reading};
 use super::model::{Captured, ToolMessage};
 use super::otlp_json::{Skip, Str};
+use super::relist::{self, Listed};
 
 /// The tool messages of a model call's input, or why it holds none (as
 /// [`super::messages::tool_messages`] says it).
@@ -38,10 +40,15 @@ impl<'de> DeserializeSeed<'de> for InputSeed {
     type Value = Option<Input>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Input>, D::Error> {
         let left = Cell::new(false);
-        let read = d.deserialize_any(InputVisitor {
-            left: &left,
-            text: true,
-        });
+        // Asked for by name: the line deserializer reads a list that re-lists a recent
+        // input from where that input's entries end (see super::relist).
+        let read = d.deserialize_newtype_struct(
+            RELISTED_INPUT,
+            InputVisitor {
+                left: &left,
+                text: true,
+            },
+        );
         read.map_err(|e| {
             if left.get() {
                 D::Error::custom(LEFT)
@@ -106,7 +113,8 @@ impl<'de> Visitor<'de> for InputVisitor<'_> {
             left: self.left,
             text: false,
         };
-        match de.deserialize_any(inner).and_then(|v| de.end().map(|()| v)) {
+        let read = (&mut de).deserialize_newtype_struct(RELISTED_INPUT, inner);
+        match read.and_then(|v| de.end().map(|()| v)) {
             Ok(read) => Ok(read),
             Err(_) if self.left.get() => Err(E::custom(LEFT)),
             // serde_json's skip is no stricter than its full reading: where it fails, the
@@ -119,8 +127,14 @@ impl<'de> Visitor<'de> for InputVisitor<'_> {
             Err(_) => Err(left_to_tree(self.left)),
         }
     }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Option<Input>, D::Error> {
+        d.deserialize_any(self)
+    }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Input>, A::Error> {
-        list(seq, self.left, true).map(|list| Some(Ok(list)))
+        // The input's own list: perhaps resumed from a recent input's entries, and what its
+        // entries leave offered for keeping (see super::relist).
+        let from = relist::resumed();
+        list_from(seq, self.left, true, from, true).map(|list| Some(Ok(list)))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Input>, A::Error> {
         // An object holding the list: the first of these keys whose value is a list (the
@@ -201,13 +215,27 @@ fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
 /// one entry is a list is that inner list (LangChain's batched prompts, as
 /// [`super::messages::tool_messages`] reads them).
 fn list<'de, A: SeqAccess<'de>>(
-    mut seq: A,
+    seq: A,
     left: &Cell<bool>,
     nest: bool,
 ) -> Result<Vec<ToolMessage>, A::Error> {
-    let mut reading = Reading::new();
+    list_from(seq, left, nest, None, false)
+}
+
+/// [`list`], the entries before those of `seq` already read (`from`: what they left, see
+/// [`relist`]); with `offer`, what all the entries left is offered for keeping.
+fn list_from<'de, A: SeqAccess<'de>>(
+    mut seq: A,
+    left: &Cell<bool>,
+    nest: bool,
+    from: Option<Listed>,
+    offer: bool,
+) -> Result<Vec<ToolMessage>, A::Error> {
+    let (mut reading, mut entries) = match from {
+        Some(Listed { reading, entries }) => (Reading::resume(reading), entries),
+        None => (Reading::new(), 0),
+    };
     let mut inner = None;
-    let mut entries = 0;
     while let Some(entry) = seq.next_element_seed(EntrySeed {
         left,
         list: nest && entries == 0,
@@ -224,7 +252,15 @@ fn list<'de, A: SeqAccess<'de>>(
     }
     Ok(match inner {
         Some(list) if entries == 1 => list,
-        _ => reading.finish(),
+        // A list whose first entry was a list is not kept: read again with only that entry,
+        // it would be that entry's list, which its reading does not hold.
+        Some(_) => reading.finish(),
+        None => {
+            if offer {
+                relist::offer(&reading, entries);
+            }
+            reading.finish()
+        }
     })
 }
 

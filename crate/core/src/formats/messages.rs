@@ -127,6 +127,8 @@ impl Message for Map<String, Value> {
 }
 
 /// The tool messages of an input read so far, one message at a time and in input order.
+/// Cloned to be kept for a later input that re-lists this one ([`super::relist`]).
+#[derive(Clone)]
 pub(crate) struct Reading {
     names: CallNames,
     out: Vec<(usize, ToolMessage)>,
@@ -138,7 +140,7 @@ pub(crate) struct Reading {
 /// The ids and names are kept end to end in one string, and looked up by bisection once the
 /// input is read: an input re-lists every earlier call of its run, and a map of owned strings
 /// cost two allocations and a SipHash per call.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct CallNames {
     text: String,
     /// Per call, where its id ends and its name ends in `text` (each starts where the one
@@ -195,6 +197,13 @@ impl Reading {
             last_assistant: None,
             index: 0,
         }
+    }
+
+    /// A model input starts with the entries another input's reading read: that reading
+    /// goes on (see [`super::relist`]).
+    pub fn resume(reading: Reading) -> Reading {
+        super::memo::next_input();
+        reading
     }
 
     /// Reads the next message of the input.

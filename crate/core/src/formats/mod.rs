@@ -91,6 +91,7 @@ mod part;
 mod phoenix;
 mod pyrepr;
 mod reader;
+mod relist;
 pub(crate) use reader::json_error;
 mod semconv;
 
@@ -293,6 +294,7 @@ impl Collector {
     /// Joins and hands every tool call to the sink, in read order.
     pub fn finish(self, sink: &mut dyn Sink) -> Vec<String> {
         memo::forget();
+        relist::forget();
         for row in join::join(self.tools, &self.models[..]) {
             sink.row(row.entry, row.record, row.provenance);
         }
@@ -313,6 +315,7 @@ pub(crate) fn join_into<I: join::Inputs + ?Sized>(
     sink: &mut dyn Sink,
 ) {
     memo::forget();
+    relist::forget();
     for row in join::join(tools, models) {
         sink.row(row.entry, row.record, row.provenance);
     }
