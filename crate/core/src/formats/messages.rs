@@ -206,6 +206,11 @@ impl Reading {
         reading
     }
 
+    /// The tool messages read so far.
+    pub fn tool_messages(&self) -> usize {
+        self.out.len()
+    }
+
     /// Reads the next message of the input.
     pub fn message<M: Message + ?Sized>(&mut self, m: &M) {
         let index = self.index;

@@ -28,9 +28,9 @@
 //! - a list whose first entry was itself read as the list ([`super::message_list`]'s
 //!   LangChain batch) is not kept.
 //!
-//! Bounded whatever the input: at most [`KEPT`] inputs, each of at most [`MAX_TEXT`] bytes; a
-//! resume compares each kept text once with the new one (a memory compare, never more bytes
-//! than the new list has). Like the memo it is a thread's, and [`forget`] drops it when a
+//! Bounded whatever the input: at most [`KEPT`] inputs, each of at most [`MAX_TEXT`] bytes
+//! and [`MAX_MESSAGES`] tool messages; a resume compares each kept text once with the new
+//! one (a memory compare, never more bytes than the new list has). Like the memo it is a thread's, and [`forget`] drops it when a
 //! check ends.
 
 use std::cell::RefCell;
@@ -41,6 +41,9 @@ use super::messages::Reading;
 const KEPT: usize = 4;
 /// The largest input text kept (longer ones are read whole every time).
 const MAX_TEXT: usize = 4 << 20;
+/// The most tool messages a kept reading holds: a text of tiny messages would otherwise
+/// keep hundreds of bytes of measures per few bytes of text.
+const MAX_MESSAGES: usize = 1 << 14;
 
 /// What reading a list's entries left: the reading after the last one, and how many there
 /// were.
@@ -119,7 +122,7 @@ pub(super) fn resumed() -> Option<Listed> {
 /// the list's text if the list is being recorded.
 pub(super) fn offer(reading: &Reading, entries: usize) {
     RELIST.with_borrow_mut(|r| {
-        if r.recording && r.offered.is_none() {
+        if r.recording && r.offered.is_none() && reading.tool_messages() <= MAX_MESSAGES {
             r.offered = Some(Listed {
                 reading: reading.clone(),
                 entries,
@@ -303,6 +306,20 @@ mod tests {
             let resumed = RESUMED.with(Cell::get);
             forget();
             assert_eq!(resumed, if n == KEPT { 3 * n } else { 0 }, "{n} runs");
+        }
+    }
+
+    /// An input of more tool messages than a kept reading may hold is not kept: the next
+    /// one is read whole, and the same.
+    #[test]
+    fn a_reading_of_too_many_messages_is_not_kept() {
+        for n in [MAX_MESSAGES, MAX_MESSAGES + 1] {
+            let entries = vec![r#"{"role": "tool", "content": "r"}"#; n];
+            let first = format!("[{}]", entries.join(", "));
+            let second = relisting(&first, r#", {"role": "tool", "content": "s"}]"#);
+            let (read, resumed) = in_turn(&[&first, &second]);
+            assert_eq!(resumed, usize::from(n == MAX_MESSAGES), "{n}");
+            assert_eq!(read, fresh(&second), "{n}");
         }
     }
 
