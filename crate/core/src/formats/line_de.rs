@@ -369,10 +369,19 @@ impl<'de> LineDe<'de> {
     /// An array at `self.i` to the visitor, which must take all of it (as serde_json
     /// requires: what it leaves fails).
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        self.seq_from(None, visitor)
+    }
+
+    /// [`LineDe::seq`], or with `at` (the end of an entry of the array) the entries before
+    /// it taken as read: the visitor is handed the rest ([`RELISTED_INPUT`]).
+    fn seq_from<V: Visitor<'de>>(&mut self, at: Option<usize>, visitor: V) -> Result<V::Value> {
         self.enter()?;
+        if let Some(at) = at {
+            self.i = at;
+        }
         let value = visitor.visit_seq(Seq {
             de: self,
-            first: true,
+            first: at.is_none(),
         })?;
         self.depth -= 1;
         if self.peek()? == b']' {
@@ -635,31 +644,11 @@ impl<'de> LineDe<'de> {
             return visitor.visit_newtype_struct(self);
         }
         let start = self.i;
-        let read = match super::relist::resume(&self.b[start..], self.depth, self.max_members) {
-            Some(entries_end) => self.resumed_seq(start + entries_end, visitor),
-            None => self.seq(visitor),
-        };
+        let entries_end = super::relist::resume(&self.b[start..], self.depth, self.max_members);
+        let read = self.seq_from(entries_end.map(|end| start + end), visitor);
         let text = read.is_ok().then(|| &self.text[start..self.i]);
         super::relist::end(text, self.depth, self.max_members);
         read
-    }
-
-    /// The list at `self.i` from `at`, the end of an entry: [`LineDe::seq`] with the entries
-    /// before `at` taken as read.
-    fn resumed_seq<V: Visitor<'de>>(&mut self, at: usize, visitor: V) -> Result<V::Value> {
-        self.enter()?;
-        self.i = at;
-        let value = visitor.visit_seq(Seq {
-            de: self,
-            first: false,
-        })?;
-        self.depth -= 1;
-        if self.peek()? == b']' {
-            self.i += 1;
-            Ok(value)
-        } else {
-            Err(Declined)
-        }
     }
 }
 
