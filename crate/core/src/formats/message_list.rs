@@ -131,10 +131,9 @@ impl<'de> Visitor<'de> for InputVisitor<'_> {
         d.deserialize_any(self)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Input>, A::Error> {
-        // The input's own list: perhaps resumed from a recent input's entries, and what its
-        // entries leave offered for keeping (see super::relist).
-        let from = relist::resumed();
-        list_from(seq, self.left, true, from, true).map(|list| Some(Ok(list)))
+        // The input's own list: perhaps resumed from a recent input's entries (see
+        // super::relist).
+        list_of_input(seq, self.left, true, true).map(|list| Some(Ok(list)))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Input>, A::Error> {
         // An object holding the list: the first of these keys whose value is a list (the
@@ -219,18 +218,19 @@ fn list<'de, A: SeqAccess<'de>>(
     left: &Cell<bool>,
     nest: bool,
 ) -> Result<Vec<ToolMessage>, A::Error> {
-    list_from(seq, left, nest, None, false)
+    list_of_input(seq, left, nest, false)
 }
 
-/// [`list`], the entries before those of `seq` already read (`from`: what they left, see
-/// [`relist`]); with `offer`, what all the entries left is offered for keeping.
-fn list_from<'de, A: SeqAccess<'de>>(
+/// [`list`]; with `relisted`, the list a model input is (see [`relist`]): its entries read
+/// from where a recent input's ended when the deserializer resumed it, and what all its
+/// entries leave offered for keeping.
+fn list_of_input<'de, A: SeqAccess<'de>>(
     mut seq: A,
     left: &Cell<bool>,
     nest: bool,
-    from: Option<Listed>,
-    offer: bool,
+    relisted: bool,
 ) -> Result<Vec<ToolMessage>, A::Error> {
+    let from = if relisted { relist::resumed() } else { None };
     let (mut reading, mut entries) = match from {
         Some(Listed { reading, entries }) => (Reading::resume(reading), entries),
         None => (Reading::new(), 0),
@@ -256,7 +256,7 @@ fn list_from<'de, A: SeqAccess<'de>>(
         // it would be that entry's list, which its reading does not hold.
         Some(_) => reading.finish(),
         None => {
-            if offer {
+            if relisted {
                 relist::offer(&reading, entries);
             }
             reading.finish()

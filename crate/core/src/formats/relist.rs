@@ -30,9 +30,11 @@
 //!
 //! Bounded whatever the input: at most [`KEPT`] inputs, each of at most [`MAX_TEXT`] bytes
 //! and [`MAX_MESSAGES`] tool messages; a resume compares each kept text once with the new
-//! one (a memory compare, never more bytes than the new list has). Like the memo it is a thread's, and [`forget`] drops it when a
-//! check ends.
+//! one (a memory compare, never more bytes than the new list has). Like the memo it is a
+//! thread's, and [`forget`] drops it when a check ends.
 
+#[cfg(test)]
+use std::cell::Cell;
 use std::cell::RefCell;
 
 use super::messages::Reading;
@@ -83,6 +85,10 @@ pub(super) fn resume(text: &[u8], depth: u32, max_members: u32) -> Option<usize>
         r.recording = true;
         r.offered = None;
         r.resumed = None;
+        #[cfg(test)]
+        if tests::OFF.with(Cell::get) {
+            return None;
+        }
         let usable = |k: &Kept| {
             k.depth >= depth
                 && k.max_members == max_members
@@ -181,6 +187,68 @@ mod tests {
     thread_local! {
         /// Lists resumed on this thread.
         pub(super) static RESUMED: Cell<usize> = const { Cell::new(0) };
+        /// Nothing resumes on this thread (a reading from the start, for comparison).
+        pub(super) static OFF: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Real producers' exports (pkg-tests/producers/corpus) are read the same whether their
+    /// inputs resume or not: every model call's tool messages, and what the join makes of
+    /// them. The Agents SDK's own export, the AI SDK's `ai.prompt.messages` and
+    /// pydantic-ai's `gen_ai.input.messages` re-list, and resume.
+    #[test]
+    fn real_exports_read_the_same_with_or_without_resuming() {
+        use super::super::otlp_json::tests::Recorder;
+        use super::super::reader::json_line_as;
+        use super::super::{Collector, Format};
+        let corpus = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../pkg-tests/producers/corpus"
+        );
+        let mut files: Vec<_> = std::fs::read_dir(corpus)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".jsonl"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 15, "{files:?}");
+        let mut resumed_in = Vec::new();
+        for file in &files {
+            let text = std::fs::read(file).unwrap();
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let format = if name.ends_with(".otlp.jsonl") {
+                Format::Otlp
+            } else {
+                Format::OpenaiAgents
+            };
+            let read = |off: bool| {
+                OFF.with(|o| o.set(off));
+                RESUMED.with(|n| n.set(0));
+                let (mut collector, mut sink) = (Collector::default(), Recorder::default());
+                for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+                    json_line_as(format, i as u64 + 1, line, &mut collector, &mut sink, true);
+                }
+                sink.0
+                    .push(format!("{:?} {:?}", collector.tools, collector.models));
+                collector.finish(&mut sink);
+                OFF.with(|o| o.set(false));
+                (sink.0, RESUMED.with(Cell::get))
+            };
+            let (with, resumed) = read(false);
+            let (without, none) = read(true);
+            assert_eq!(none, 0);
+            assert_eq!(with, without, "{name}");
+            if resumed > 0 {
+                resumed_in.push(name);
+            }
+        }
+        for producer in [
+            "openai-agents.jsonl",
+            "ai-sdk-generate.otlp.jsonl",
+            "pydantic-ai.otlp.jsonl",
+        ] {
+            let found = resumed_in.iter().any(|n| n == producer);
+            assert!(found, "{producer} did not resume: {resumed_in:?}");
+        }
     }
 
     /// `text` read alone, nothing kept before or after.
