@@ -204,6 +204,36 @@ pub fn char_count(text: &str) -> usize {
     i + text[i..].chars().count()
 }
 
+/// Whether every byte is printable ASCII (0x20 to 0x7e), as
+/// `bytes.iter().all(|b| (0x20..0x7f).contains(b))`: the test that lets the table borrow a
+/// span id, name or note unescaped ([`crate::check::render`]), 16 bytes a step with wasm
+/// SIMD, where the byte loop ran once per byte of every row's texts and of every note.
+#[inline]
+pub fn printable_ascii(bytes: &[u8]) -> bool {
+    let printable = |b: &u8| (0x20..0x7f).contains(b);
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let mut chunks = bytes.chunks_exact(16);
+        for chunk in &mut chunks {
+            // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment requirement.
+            let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
+            let outside = v128_or(
+                u8x16_lt(v, u8x16_splat(0x20)),
+                u8x16_ge(v, u8x16_splat(0x7f)),
+            );
+            if v128_any_true(outside) {
+                return false;
+            }
+        }
+        chunks.remainder().iter().all(printable)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        bytes.iter().all(printable)
+    }
+}
+
 /// A length of ASCII bytes at the start of `bytes`, in 16-byte steps (0 without wasm SIMD,
 /// where std's own check is the fast one).
 #[inline(always)]
@@ -232,6 +262,25 @@ fn ascii_prefix(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every byte value at every place of texts around the 16-byte steps answers as the
+    /// byte loop does.
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    #[test]
+    fn printable_ascii_is_the_byte_test() {
+        let naive = |t: &[u8]| t.iter().all(|b| (0x20..0x7f).contains(b));
+        for n in [0, 1, 15, 16, 17, 31, 32, 33, 64] {
+            let text = vec![b'a'; n];
+            assert!(printable_ascii(&text), "{n}");
+            for at in 0..n {
+                for b in [0u8, 0x09, 0x1f, 0x20, 0x41, 0x7e, 0x7f, 0x80, 0xe2, 0xff] {
+                    let mut t = text.clone();
+                    t[at] = b;
+                    assert_eq!(printable_ascii(&t), naive(&t), "{n} {at} {b:#x}");
+                }
+            }
+        }
+    }
 
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     #[test]

@@ -256,7 +256,7 @@ pub fn table_tail(report: &Report) -> String {
 /// every ordinary row.
 pub fn esc(text: &str) -> Cow<'_, str> {
     // Printable ASCII (most text) needs no escape, and is told by its bytes.
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) || !text.chars().any(needs_escape) {
+    if crate::bytes::printable_ascii(text.as_bytes()) || !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);

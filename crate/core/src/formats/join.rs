@@ -884,7 +884,10 @@ fn build<I: Inputs + ?Sized>(
         }
     }
 
-    let injected_bytes = injected.as_ref().map(|i| i.0);
+    let (injected_bytes, sha256_injected, injected_preview) = match injected {
+        Some((bytes, sha256, preview)) => (Some(bytes), sha256, preview),
+        None => (None, None, None),
+    };
     let estimated = injected_content.is_some();
     let observed_bytes = observed.map(|c| c.bytes);
     let sha256_observed = match tool.result {
@@ -902,8 +905,8 @@ fn build<I: Inputs + ?Sized>(
         injected_tokens: injected_bytes.map(|b| b.div_ceil(4)),
         clip_reason: Some(clip_reason.as_str().to_string()),
         sha256_observed,
-        sha256_injected: injected.as_ref().and_then(|i| i.1.clone()),
-        injected_preview: injected.and_then(|i| i.2),
+        sha256_injected,
+        injected_preview,
         prompt_builder_version: None,
         model_context_limit_tokens: None,
     };
