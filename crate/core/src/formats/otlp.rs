@@ -183,18 +183,57 @@ pub(super) fn nanos(value: &Value) -> Option<i128> {
 /// does, is a 128-bit multiplication call in wasm32 (1% of reading OTLP). Anything else (a
 /// sign, more digits) is read as a `u64`, then as an `i128`.
 pub(super) fn nanos_text(text: &str) -> Option<i128> {
-    let text = text.trim();
+    // A time that starts and ends with a digit has nothing to trim (`trim` walks characters
+    // from both ends, as Unicode whitespace).
+    let text = match text.as_bytes() {
+        [first, .., last] if first.is_ascii_digit() && last.is_ascii_digit() => text,
+        _ => text.trim(),
+    };
     let digits = text.as_bytes();
-    if (1..=19).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
-        let n = digits
-            .iter()
-            .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
-        return Some(i128::from(n));
+    if (1..=19).contains(&digits.len()) {
+        if let Some(n) = plain_decimal(digits) {
+            return Some(i128::from(n));
+        }
     }
     match text.parse::<u64>() {
         Ok(n) => Some(i128::from(n)),
         Err(_) => text.parse().ok(),
     }
+}
+
+/// The value of 1 to 19 ASCII digits (`None` if any byte is not one): the digits before a
+/// multiple of eight one at a time, then eight at a time as one word, checked and combined
+/// with three multiplications (the SWAR method of simdjson and fast_float). An OTLP time,
+/// 19 digits, is three steps where it was nineteen (each a check and a multiply-add), and
+/// OTLP JSON carries two per span and one per event (2% of reading it in wasm).
+fn plain_decimal(digits: &[u8]) -> Option<u64> {
+    let (head, words) = digits.split_at(digits.len() % 8);
+    let mut n = 0u64;
+    for &d in head {
+        let d = d.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n * 10 + u64::from(d);
+    }
+    for word in words.chunks_exact(8) {
+        let v = u64::from_le_bytes(word.try_into().expect("chunks of eight"));
+        // Every byte 0x30..=0x39: its high nibble 3, and still 3 after adding 6.
+        const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+        const ZEROS: u64 = 0x3030_3030_3030_3030;
+        if v & HIGH != ZEROS || (v + 0x0606_0606_0606_0606) & HIGH != ZEROS {
+            return None;
+        }
+        // Digit pairs, then quads, then the eight (the first digit is the lowest byte).
+        let v = v - ZEROS;
+        let v = v * 10 + (v >> 8);
+        const MASK: u64 = 0x0000_00ff_0000_00ff;
+        const MUL1: u64 = 100 + (1_000_000 << 32);
+        const MUL2: u64 = 1 + (10_000 << 32);
+        let eight = ((v & MASK).wrapping_mul(MUL1) + ((v >> 16) & MASK).wrapping_mul(MUL2)) >> 32;
+        n = n * 100_000_000 + (eight & 0xffff_ffff);
+    }
+    Some(n)
 }
 
 /// `[{"key": k, "value": AnyValue}]` as [`Attrs`] (the first value of a repeated key wins,
@@ -301,6 +340,33 @@ mod tests {
             nanos_text("9999999999999999999"),
             Some(9_999_999_999_999_999_999)
         );
+    }
+
+    /// Eight digits at a time read as one at a time does: every length up to 19, every
+    /// digit value at every place, and a byte just outside the digits (`/`, `:`, `0x3f`,
+    /// `0xb0`, a space) at every place declines, as `str::parse` does.
+    #[test]
+    fn plain_decimal_reads_as_str_parse() {
+        for len in 1..=19usize {
+            for at in 0..len {
+                for d in b'0'..=b'9' {
+                    let mut text = vec![b'7'; len];
+                    text[at] = d;
+                    let s = std::str::from_utf8(&text).unwrap();
+                    assert_eq!(plain_decimal(&text), s.parse::<u64>().ok(), "{s}");
+                }
+                for bad in [b'/', b':', 0x3f, 0xb0, b' ', b'+', 0] {
+                    let mut text = vec![b'1'; len];
+                    text[at] = bad;
+                    assert_eq!(plain_decimal(&text), None, "{len} {at} {bad:#x}");
+                }
+            }
+        }
+        assert_eq!(
+            plain_decimal(b"1700000000123456789"),
+            Some(1_700_000_000_123_456_789)
+        );
+        assert_eq!(plain_decimal(b"0000000000000000001"), Some(1));
     }
 
     #[test]
