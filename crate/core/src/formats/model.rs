@@ -73,7 +73,7 @@ pub(crate) struct ModelCall {
 
 /// Trims an id as the join compares it; an empty id is no id.
 pub(crate) fn clean_id(id: &str) -> Option<String> {
-    let id = id.trim();
+    let id = trimmed(id);
     (!id.is_empty()).then(|| id.to_string())
 }
 
@@ -155,9 +155,9 @@ pub(crate) fn parse_iso8601(text: &str) -> Option<i128> {
 
 /// `text` trimmed of whitespace as `str::trim` trims it, without its scan of both ends
 /// when neither end byte can start or end a whitespace character (an ASCII letter or digit
-/// is neither, and a timestamp begins and ends with one).
+/// is neither, and a timestamp, an id and an OTLP time begin and end with one).
 #[inline(always)]
-fn trimmed(text: &str) -> &str {
+pub(crate) fn trimmed(text: &str) -> &str {
     match text.as_bytes() {
         [first, .., last] if first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() => text,
         _ => text.trim(),

@@ -183,12 +183,7 @@ pub(super) fn nanos(value: &Value) -> Option<i128> {
 /// does, is a 128-bit multiplication call in wasm32 (1% of reading OTLP). Anything else (a
 /// sign, more digits) is read as a `u64`, then as an `i128`.
 pub(super) fn nanos_text(text: &str) -> Option<i128> {
-    // A time that starts and ends with a digit has nothing to trim (`trim` walks characters
-    // from both ends, as Unicode whitespace).
-    let text = match text.as_bytes() {
-        [first, .., last] if first.is_ascii_digit() && last.is_ascii_digit() => text,
-        _ => text.trim(),
-    };
+    let text = super::model::trimmed(text);
     let digits = text.as_bytes();
     if (1..=19).contains(&digits.len()) {
         if let Some(n) = plain_decimal(digits) {

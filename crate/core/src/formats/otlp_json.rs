@@ -39,7 +39,7 @@ use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
 use super::line_de::{Declined, LineDe, OTLP_ATTRIBUTE};
-use super::model::Times;
+use super::model::{trimmed, Times};
 use super::otel::{AttrValue, Attrs, OtelEvent, OtelSpan};
 use super::{otlp, Collector, Entries, Sink};
 
@@ -554,8 +554,8 @@ impl<'de> Deserialize<'de> for Id<'de> {
         let text = Option::<Str>::deserialize(d)?;
         Ok(Id(text
             .map(|s| match s.0 {
-                Cow::Borrowed(b) => Cow::Borrowed(b.trim()),
-                Cow::Owned(o) => Cow::Owned(o.trim().to_string()),
+                Cow::Borrowed(b) => Cow::Borrowed(trimmed(b)),
+                Cow::Owned(o) => Cow::Owned(trimmed(&o).to_string()),
             })
             .filter(|s| !s.is_empty())))
     }
