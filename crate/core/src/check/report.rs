@@ -546,7 +546,10 @@ impl ReportBuilder {
     pub fn skipped_lent(&mut self, line: u64, span_id: Option<&str>, reason: &str) {
         self.counts.skipped += 1;
         self.counts.lines += 1;
-        match self.seen.iter().position(|(r, _)| r == reason) {
+        // A word at a time: `==` on strings is a byte-by-byte `memcmp` in wasm32, and every
+        // model call and context span of a trace export is counted here.
+        let same = |r: &String| crate::bytes::eq(r.as_bytes(), reason.as_bytes());
+        match self.seen.iter().position(|(r, _)| same(r)) {
             Some(i) => self.seen[i].1 += 1,
             None if self.seen.len() < MAX_SEEN => self.seen.push((reason.to_string(), 1)),
             None => self.seen_other += 1,
