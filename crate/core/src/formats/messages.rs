@@ -170,19 +170,25 @@ impl CallNames {
         )
     }
 
-    /// Call indexes sorted by id, stably: the last of equal ids is the last added.
+    /// Call indexes sorted by id, stably: the last of equal ids is the last added. Ids are
+    /// compared a word at a time ([`crate::bytes::cmp`], `str` order): `str::cmp` is a
+    /// byte-by-byte `memcmp` in wasm32, and every tool message without a name is looked up.
     fn by_id(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.ends.len()).collect();
-        crate::sort::sort_by(&mut order, |&a, &b| self.get(a).0.cmp(self.get(b).0));
+        crate::sort::sort_by(&mut order, |&a, &b| {
+            crate::bytes::cmp(self.get(a).0.as_bytes(), self.get(b).0.as_bytes())
+        });
         order
     }
 
     /// The name of the last call added with `id`, in the order of [`by_id`](Self::by_id).
     fn find(&self, order: &[usize], id: &str) -> Option<&str> {
-        let after = order.partition_point(|&i| self.get(i).0 <= id);
+        let after = order.partition_point(|&i| {
+            crate::bytes::cmp(self.get(i).0.as_bytes(), id.as_bytes()).is_le()
+        });
         let i = *order.get(after.checked_sub(1)?)?;
         let (found, name) = self.get(i);
-        (found == id).then_some(name)
+        crate::bytes::eq(found.as_bytes(), id.as_bytes()).then_some(name)
     }
 }
 
