@@ -21,6 +21,22 @@ pub(crate) fn all() -> Vec<String> {
         .collect()
 }
 
+/// The corpus's whole exports whose names end with `suffix`, sorted by name: for the tests
+/// that read every producer's export as a file (more than the five above).
+pub(crate) fn corpus_files(suffix: &str) -> Vec<std::path::PathBuf> {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../pkg-tests/producers/corpus"
+    );
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    files.sort();
+    files
+}
+
 /// `count` of `pieces` drawn by a fixed-seed generator (`state` carries it from call to
 /// call): made-up texts mixing the pieces a scanner must tell apart, the same every run.
 pub(crate) fn mixed(pieces: &[&str], count: usize, state: &mut u64) -> String {

@@ -293,11 +293,7 @@ impl Collector {
 
     /// Joins and hands every tool call to the sink, in read order.
     pub fn finish(self, sink: &mut dyn Sink) -> Vec<String> {
-        memo::forget();
-        relist::forget();
-        for row in join::join(self.tools, &self.models[..]) {
-            sink.row(row.entry, row.record, row.provenance);
-        }
+        join_into(self.tools, &self.models[..], sink);
         ["gen_ai", "openinference", "ai_sdk"]
             .into_iter()
             .filter(|c| self.conventions.contains(c))
@@ -307,8 +303,9 @@ impl Collector {
 }
 
 /// Joins `tools` with `models` read through [`join::Inputs`] and hands each row to the sink,
-/// as [`Collector::finish`] does: the OTLP pipeline's state, whose model calls' inputs are
-/// runs of a table of distinct tool messages, read as they are kept.
+/// for [`Collector::finish`] and the OTLP pipeline's state (whose model calls' inputs are
+/// runs of a table of distinct tool messages, read as they are kept). The reading's memo
+/// and kept inputs end with the check.
 pub(crate) fn join_into<I: join::Inputs + ?Sized>(
     tools: Vec<ToolCall>,
     models: &I,

@@ -200,16 +200,7 @@ mod tests {
         use super::super::otlp_json::tests::Recorder;
         use super::super::reader::json_line_as;
         use super::super::{Collector, Format};
-        let corpus = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../pkg-tests/producers/corpus"
-        );
-        let mut files: Vec<_> = std::fs::read_dir(corpus)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.to_string_lossy().ends_with(".jsonl"))
-            .collect();
-        files.sort();
+        let files = crate::real_texts::corpus_files(".jsonl");
         assert!(files.len() >= 15, "{files:?}");
         let mut resumed_in = Vec::new();
         for file in &files {

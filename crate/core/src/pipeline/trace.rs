@@ -774,14 +774,7 @@ mod tests {
     /// at the end (the deadline) every tool span is decided.
     #[test]
     fn real_exports_request_by_request_get_check_verdicts() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../pkg-tests/producers/corpus");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.to_string_lossy().ends_with(".otlp.jsonl"))
-            .collect();
-        files.sort();
+        let files = crate::real_texts::corpus_files(".otlp.jsonl");
         assert!(files.len() >= 10, "{files:?}");
         let mut decided = 0;
         for file in files {
