@@ -65,6 +65,15 @@ impl Digest {
         }
     }
 
+    /// The 64 lowercase hex characters written into `out`, as text (no allocation): for
+    /// a digest lent where an owned `String` would be copied once and freed.
+    pub fn hex_in<'b>(&self, out: &'b mut [u8; 2 * DIGEST_LEN]) -> &'b str {
+        self.write_hex(out);
+        debug_assert!(out.iter().all(u8::is_ascii_hexdigit));
+        // SAFETY: `write_hex` wrote hex digits only, which are ASCII.
+        unsafe { std::str::from_utf8_unchecked(out) }
+    }
+
     /// The full lowercase hex digest (64 characters).
     pub fn hex(&self) -> String {
         let mut buf = [0u8; 2 * DIGEST_LEN];

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::span::{InvalidKind, SpanRecord, SpanView};
+use crate::span::{InvalidKind, SpanView};
 
 /// How a tool result was matched with the input of a later model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -100,8 +100,9 @@ impl Layout {
 pub(crate) trait Sink {
     /// A seed-000 span record, as read from a span JSONL line.
     fn span(&mut self, line: u64, record: &mut SpanView<'_>);
-    /// A tool call of a trace format, joined and measured.
-    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance);
+    /// A tool call of a trace format, joined and measured. Lent, as `span`'s record: the
+    /// sink takes or copies what it keeps.
+    fn row(&mut self, line: u64, record: &mut SpanView<'_>, provenance: Provenance);
     /// A span that is not a tool call (kept for the parent rollup). Lent, not given: the
     /// sink copies what it keeps (most of it is only counted).
     fn context(

@@ -19,7 +19,7 @@ use super::classify::{
 use crate::formats::FormatOption;
 use crate::record::Sink;
 use crate::record::{Invalid, Join, Provenance, ReadAs, Skipped};
-use crate::span::{InvalidKind, LazyText, SpanRecord, SpanView};
+use crate::span::{InvalidKind, LazyText, SpanView};
 
 /// At most this many invalid and skipped entries are listed (the counts cover all): a
 /// non-trace file of millions of lines must not exhaust memory describing itself.
@@ -1201,8 +1201,8 @@ impl Sink for ReportBuilder {
     fn span(&mut self, line: u64, record: &mut SpanView<'_>) {
         self.record(line, record);
     }
-    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
-        self.record_with(line, record.view(), provenance);
+    fn row(&mut self, line: u64, record: &mut SpanView<'_>, provenance: Provenance) {
+        self.add(line, record, provenance);
     }
     fn context(
         &mut self,

@@ -42,8 +42,9 @@ impl Sink for ConvertSink {
             Provenance::default(),
         ));
     }
-    fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
-        self.pending.push((line, record, provenance));
+    fn row(&mut self, line: u64, record: &mut SpanView<'_>, provenance: Provenance) {
+        self.pending
+            .push((line, std::mem::take(record).into_owned(), provenance));
     }
     fn context(
         &mut self,

@@ -23,19 +23,51 @@
 //! The record is then built from the measures alone (bytes, SHA-256, markers), and the
 //! classifier of the span format decides the status, so the verdict rules exist once.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::content::Content;
 use super::model::{Captured, ModelCall, SpanRef, ToolCall};
+use crate::hash::{Digest, DIGEST_LEN};
 use crate::record::{Join, Provenance};
-use crate::span::{ClipReason, SpanRecord};
+use crate::span::{ClipReason, LazyText, SpanView};
 
-/// One tool call, ready for the report.
+/// One tool call, ready for the report: its record lent, not given (the report copies what
+/// it keeps into its own arena), so nothing is allocated for a field the row only passes on:
+/// the clip reason is the closed enum's text, the preview is borrowed from the model call's
+/// input (`'m`), and the digests stay digests until [`JoinedRow::lend`] writes their hex
+/// into the caller's buffers. (Each of those was a `String` made, copied into the report and
+/// freed, per row.)
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct JoinedRow {
+pub(crate) struct JoinedRow<'m> {
     pub entry: u64,
-    pub record: SpanRecord,
+    /// The record, its `sha256_observed` and `sha256_injected` unset: see `lend`.
+    pub record: SpanView<'m>,
+    pub sha256_observed: Option<Digest>,
+    pub sha256_injected: Option<Digest>,
     pub provenance: Provenance,
+}
+
+/// Room for the hex of a row's two digests, where [`JoinedRow::lend`] writes them.
+pub(crate) type HexPair = [[u8; 2 * DIGEST_LEN]; 2];
+
+impl<'m> JoinedRow<'m> {
+    /// The row's line, its whole record (the digests' hex written into `hex` and borrowed
+    /// from there) and its provenance.
+    pub fn lend<'s>(self, hex: &'s mut HexPair) -> (u64, SpanView<'s>, Provenance)
+    where
+        'm: 's,
+    {
+        let [observed, injected] = hex;
+        let mut record: SpanView<'s> = self.record;
+        record.sha256_observed = self
+            .sha256_observed
+            .map(|d| Cow::Borrowed(d.hex_in(observed)));
+        record.sha256_injected = self
+            .sha256_injected
+            .map(|d| Cow::Borrowed(d.hex_in(injected)));
+        (self.entry, record, self.provenance)
+    }
 }
 
 /// Where a tool result ended up.
@@ -121,7 +153,7 @@ impl Inputs for [ModelCall] {
 pub(crate) fn join<'a, I: Inputs + ?Sized>(
     tools: Vec<ToolCall>,
     models: &'a I,
-) -> impl Iterator<Item = JoinedRow> + 'a {
+) -> impl Iterator<Item = JoinedRow<'a>> + 'a {
     let outcomes = outcomes(&tools, models);
     tools.into_iter().zip(outcomes).map(move |(tool, outcome)| {
         let (outcome, join) = outcome.unwrap_or((Outcome::NoLaterCall, Join::Unmatched));
@@ -782,12 +814,12 @@ fn at_model(at: &SpanRef) -> String {
 
 // Never inlined, as `first_pass` (see there): the loop that takes the rows runs once.
 #[inline(never)]
-fn build<I: Inputs + ?Sized>(
+fn build<'m, I: Inputs + ?Sized>(
     tool: ToolCall,
     outcome: Outcome,
     join: Join,
-    models: &I,
-) -> JoinedRow {
+    models: &'m I,
+) -> JoinedRow<'m> {
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
 
@@ -808,15 +840,15 @@ fn build<I: Inputs + ?Sized>(
         }
     }
 
-    // (bytes, sha256, preview, content) of what the model received.
-    let mut injected: Option<(u64, Option<String>, Option<String>)> = None;
+    // (bytes, sha256, preview) of what the model received, and its measures.
+    let mut injected: Option<(u64, Option<Digest>, Option<&'m str>)> = None;
     let mut injected_content: Option<&Content> = None;
     match outcome {
         Outcome::Received { model, message } => {
             let m = models.at(model);
             match models.content(model, message) {
                 Captured::Text(c) => {
-                    injected = Some((c.bytes, Some(c.sha256.hex()), Some(c.preview.to_string())));
+                    injected = Some((c.bytes, Some(c.sha256), Some(&*c.preview)));
                     injected_content = Some(c);
                 }
                 Captured::Missing(why) => notes.push(format!(
@@ -874,11 +906,7 @@ fn build<I: Inputs + ?Sized>(
                     syntax(inj),
                     inj.bytes
                 ));
-                injected = Some((
-                    obs.bytes,
-                    Some(obs.sha256.hex()),
-                    Some(inj.preview.to_string()),
-                ));
+                injected = Some((obs.bytes, Some(obs.sha256), Some(&*inj.preview)));
                 reformatted = true;
             }
         }
@@ -890,29 +918,28 @@ fn build<I: Inputs + ?Sized>(
     };
     let estimated = injected_content.is_some();
     let observed_bytes = observed.map(|c| c.bytes);
-    let sha256_observed = match tool.result {
-        Captured::Text(c) => Some(c.sha256.hex()),
-        Captured::Missing(_) => None,
-    };
-    let record = SpanRecord {
-        span_id: tool.at.span_id,
-        parent_id: tool.at.parent_id,
-        name: tool.name,
-        status: tool.status,
+    let sha256_observed = observed.map(|c| c.sha256);
+    let record = SpanView {
+        span_id: tool.at.span_id.map(Cow::Owned),
+        parent_id: tool.at.parent_id.map(Cow::Owned),
+        name: tool.name.map(Cow::Owned),
+        status: tool.status.map(Cow::Owned),
         observed_bytes,
         injected_bytes,
         // Traces count tokens per model call, never per message: estimate, and say so.
         injected_tokens: injected_bytes.map(|b| b.div_ceil(4)),
-        clip_reason: Some(clip_reason.as_str().to_string()),
-        sha256_observed,
-        sha256_injected,
-        injected_preview,
+        clip_reason: Some(Cow::Borrowed(clip_reason.as_str())),
+        sha256_observed: None,
+        sha256_injected: None,
+        injected_preview: injected_preview.map(|p| LazyText::Text(Cow::Borrowed(p))),
         prompt_builder_version: None,
         model_context_limit_tokens: None,
     };
     JoinedRow {
         entry: tool.at.entry,
         record,
+        sha256_observed,
+        sha256_injected,
         provenance: Provenance {
             join: Some(join),
             notes,
@@ -935,7 +962,7 @@ mod tests {
 
     /// The join as it was before it was indexed (a filter of every model call per tool
     /// call): the indexed join must give the same rows.
-    fn naive_join(tools: &[ToolCall], models: &[ModelCall]) -> Vec<JoinedRow> {
+    fn naive_join<'m>(tools: &[ToolCall], models: &'m [ModelCall]) -> Vec<JoinedRow<'m>> {
         // Model calls per trace, in time order (read order when times are missing).
         let mut by_trace: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
         for (i, m) in models.iter().enumerate() {
@@ -1220,7 +1247,8 @@ mod tests {
             let rows = join(tools.clone(), &models[..]).collect::<Vec<_>>();
             prop_assert_eq!(&rows, &naive_join(&tools, &models));
             // Read as from a table of distinct messages, the same rows.
-            prop_assert_eq!(join(tools, &Tabled::new(&models)).collect::<Vec<_>>(), rows);
+            let tabled = Tabled::new(&models);
+            prop_assert_eq!(join(tools, &tabled).collect::<Vec<_>>(), rows);
         }
 
         /// The grouped order is the order of one sort by (group, key, position), for

@@ -313,8 +313,11 @@ pub(crate) fn join_into<I: join::Inputs + ?Sized>(
 ) {
     memo::forget();
     relist::forget();
+    // Where each row's digests are written as hex while the sink has the row.
+    let mut hex: join::HexPair = [[0; 64]; 2];
     for row in join::join(tools, models) {
-        sink.row(row.entry, row.record, row.provenance);
+        let (line, mut record, provenance) = row.lend(&mut hex);
+        sink.row(line, &mut record, provenance);
     }
 }
 

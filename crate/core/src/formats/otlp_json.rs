@@ -773,7 +773,7 @@ pub(crate) mod tests {
     use super::super::{Collector, Format, FormatOption};
     use super::*;
     use crate::record::{Provenance, ReadAs};
-    use crate::span::{InvalidKind, SpanRecord, SpanView};
+    use crate::span::{InvalidKind, SpanView};
 
     /// Every call a reader makes, in order, as text.
     #[derive(Default)]
@@ -783,7 +783,8 @@ pub(crate) mod tests {
         fn span(&mut self, line: u64, _: &mut SpanView<'_>) {
             self.0.push(format!("span {line}"));
         }
-        fn row(&mut self, line: u64, record: SpanRecord, provenance: Provenance) {
+        fn row(&mut self, line: u64, record: &mut SpanView<'_>, provenance: Provenance) {
+            let record = std::mem::take(record).into_owned();
             self.0.push(format!("row {line} {record:?} {provenance:?}"));
         }
         fn context(

@@ -21,7 +21,7 @@ use super::reader::{finish_json_lines, push_json_lines};
 use super::{Collector, Format, Sink};
 use crate::lines::LineSplitter;
 use crate::record::{Provenance, ReadAs};
-use crate::span::{InvalidKind, SpanRecord, SpanView};
+use crate::span::{InvalidKind, SpanView};
 
 /// Why a part was not taken: nothing of it was applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,7 +272,7 @@ impl Sink for Recording {
     fn span(&mut self, _: u64, _: &mut SpanView<'_>) {
         self.unexpected = true;
     }
-    fn row(&mut self, _: u64, _: SpanRecord, _: Provenance) {
+    fn row(&mut self, _: u64, _: &mut SpanView<'_>, _: Provenance) {
         self.unexpected = true;
     }
     fn context(

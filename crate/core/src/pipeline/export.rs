@@ -30,7 +30,7 @@ use crate::formats::pipeline_parts::{
 };
 use crate::formats::Collector;
 use crate::record::{ReadAs, Sink};
-use crate::span::{InvalidKind, SpanRecord, SpanView};
+use crate::span::{InvalidKind, SpanView};
 
 /// One tool span held for its verdict.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,7 +163,7 @@ enum Kind {
 struct Ignore;
 impl Sink for Ignore {
     fn span(&mut self, _: u64, _: &mut SpanView<'_>) {}
-    fn row(&mut self, _: u64, _: SpanRecord, _: crate::record::Provenance) {}
+    fn row(&mut self, _: u64, _: &mut SpanView<'_>, _: crate::record::Provenance) {}
     fn context(&mut self, _: u64, _: Option<&str>, _: Option<&str>, _: Option<&str>, _: &str) {}
     fn skipped(&mut self, _: u64, _: Option<String>, _: String) {}
     fn invalid(&mut self, _: u64, _: InvalidKind, _: String) {}
