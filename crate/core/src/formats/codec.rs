@@ -9,6 +9,7 @@
 //! give an error ([`Damaged`]), never a panic.
 
 use std::fmt;
+use std::sync::Arc;
 
 use super::content::{Content, Syntax};
 use super::model::{Captured, ModelCall, SpanRef, Times, ToolCall, ToolMessage};
@@ -313,7 +314,8 @@ impl<'a> Decoder<'a> {
                     2 => Some(Syntax::PythonRepr),
                     _ => return Err(self.bad("syntax")),
                 },
-                preview: self.str()?.into(),
+                // Straight from the part's bytes: a `String` first was a second copy.
+                preview: Arc::from(self.text()?),
                 cut_markers: self.u32()?,
                 first_cut_marker: self.opt_str()?,
                 redactions: self.u32()?,
