@@ -72,11 +72,24 @@ pub(super) fn put(out: &mut String, mut value: u64) {
     out.push(char::from(value as u8));
 }
 
-/// Reads what [`put`] wrote at `*at`, moving `at` past it.
-#[inline]
+/// Reads what [`put`] wrote at `*at`, moving `at` past it. Most values of a record (flags,
+/// text descriptors of shared texts, list counts, short lengths) are one byte: that case
+/// returns before the loop.
+#[inline(always)]
 pub(super) fn get(bytes: &[u8], at: &mut usize) -> u64 {
-    let mut value = 0u64;
-    let mut shift = 0;
+    let b = bytes[*at];
+    *at += 1;
+    if b & MORE == 0 {
+        return u64::from(b);
+    }
+    get_more(bytes, at, b)
+}
+
+/// [`get`] past a first byte that says more follow.
+#[inline]
+fn get_more(bytes: &[u8], at: &mut usize, first: u8) -> u64 {
+    let mut value = u64::from(first & SIX_BITS as u8);
+    let mut shift = 6;
     loop {
         let b = bytes[*at];
         *at += 1;
@@ -554,11 +567,15 @@ impl Rows {
         for count in &mut counts {
             *count = get(bytes, &mut pos) as usize;
         }
-        // The item lengths, then the texts: the lengths are read twice (once here to find
-        // where the texts start, once as the lists walk them), rather than kept.
-        let items_at = pos;
-        for _ in 0..counts.iter().sum::<usize>() {
-            get(bytes, &mut pos);
+        // The item lengths, then the texts: each list's lengths (where they end, and the
+        // bytes of its items) read once here; the list walks them again only if asked.
+        let mut lens_at = [pos; 4];
+        let mut list_bytes = [0usize; 3];
+        for (k, &count) in counts.iter().enumerate() {
+            for _ in 0..count {
+                list_bytes[k] += get(bytes, &mut pos) as usize;
+            }
+            lens_at[k + 1] = pos;
         }
         let mut at = pos;
         let mut texts = [None; FIELDS];
@@ -575,24 +592,18 @@ impl Rows {
                 at += len;
             }
         }
-        let mut lens_at = items_at;
         let mut lists = [TextList {
             lens: &[],
             count: 0,
             text: "",
         }; 3];
-        for (list, &count) in lists.iter_mut().zip(&counts) {
-            let from = lens_at;
-            let mut bytes_of_list = 0;
-            for _ in 0..count {
-                bytes_of_list += get(bytes, &mut lens_at) as usize;
-            }
+        for (k, list) in lists.iter_mut().enumerate() {
             *list = TextList {
-                lens: &bytes[from..lens_at],
-                count,
-                text: &text[at..at + bytes_of_list],
+                lens: &bytes[lens_at[k]..lens_at[k + 1]],
+                count: counts[k],
+                text: &text[at..at + list_bytes[k]],
             };
-            at += bytes_of_list;
+            at += list_bytes[k];
         }
         let [span_id, parent_id, name, clip_reason, sha256_observed, sha256_injected, injected_preview, prompt_builder_version] =
             texts;
