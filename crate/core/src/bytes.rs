@@ -184,14 +184,17 @@ pub fn itoa_u64(mut v: u64, buf: &mut [u8; 20]) -> &str {
 
 /// `bytes` as text when they are UTF-8, as `std::str::from_utf8` says. The ASCII prefix,
 /// most of a trace line, is passed over 16 bytes a step with wasm SIMD (std's check goes a
-/// word, four bytes in wasm32, at a time), and std checks the rest from the first
-/// non-ASCII byte (an ASCII prefix ends on a character boundary).
+/// word, four bytes in wasm32, at a time), an ASCII rest shorter than a step is told by
+/// [`ascii_rest`], and std checks anything else from the first step with a non-ASCII byte
+/// (an ASCII prefix ends on a character boundary).
 #[inline]
 pub fn utf8(bytes: &[u8]) -> Option<&str> {
     let i = ascii_prefix(bytes);
-    std::str::from_utf8(&bytes[i..]).ok()?;
-    // SAFETY: bytes[..i] are ASCII (see `ascii_prefix`) and bytes[i..] were just checked;
-    // i is a character boundary, so the whole is UTF-8.
+    if !ascii_rest(bytes, i) {
+        std::str::from_utf8(&bytes[i..]).ok()?;
+    }
+    // SAFETY: bytes[..i] are ASCII (see `ascii_prefix`) and bytes[i..] were just found
+    // ASCII or checked; i is a character boundary, so the whole is UTF-8.
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
@@ -256,6 +259,43 @@ fn ascii_prefix(bytes: &[u8]) -> usize {
     {
         let _ = bytes;
         0
+    }
+}
+
+/// Whether `bytes[i..]`, shorter than one of [`ascii_prefix`]'s steps, is ASCII (false
+/// without wasm SIMD, and when not sure): the end of a text that is not a whole number of
+/// steps, or all of a short one (an id, a name, a reason of a part), told by one or two
+/// loads that overlap instead of a call into std's check.
+#[inline(always)]
+fn ascii_rest(bytes: &[u8], i: usize) -> bool {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let n = bytes.len();
+        if n - i >= 16 {
+            // The prefix stopped at a step with a byte above 0x7f.
+            return false;
+        }
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        if n >= 16 {
+            // The last 16 bytes cover bytes[i..], since i > n - 16.
+            let last = &bytes[n - 16..];
+            // SAFETY: `last` is 16 readable bytes; v128_load has no alignment requirement.
+            let v = unsafe { v128_load(last.as_ptr() as *const v128) };
+            u8x16_bitmask(v) == 0
+        } else if n >= 8 {
+            (word(0) | word(n - 8)) & 0x8080_8080_8080_8080 == 0
+        } else if n >= 4 {
+            (half(0) | half(n - 4)) & 0x8080_8080 == 0
+        } else {
+            bytes.is_ascii()
+        }
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        let _ = (bytes, i);
+        false
     }
 }
 
