@@ -130,13 +130,13 @@ pub fn table_tail(report: &Report) -> String {
             conventions
         );
     }
-    // The warnings, then the notes, of every row: one walk over the rows (each row is
-    // decoded from its compact record to be looked at), the notes gathered apart. Pushed
+    // The warnings, then the notes, of every row: one walk over the rows that have any (a
+    // row is decoded from its compact record only then), the notes gathered apart. Pushed
     // piece by piece, as the rows are, not through `write!`: a trace export can have a note
     // on every row (a declared cut, a result no model call received), and formatting each
     // line was most of the tail's time.
     let mut notes = String::new();
-    for row in report.rows.iter() {
+    for row in report.rows.remarked() {
         for w in row.warnings {
             out.push_str("# warning ");
             out.push_str(at);

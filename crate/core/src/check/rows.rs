@@ -15,7 +15,8 @@
 //! A record, at its offset in its arena chunk:
 //! - status (its index in [`Status::ALL`]), flags (bits 0-3: which numbers are present; bit
 //!   4: clip_ratio present; bit 5: clip_ratio stored rather than derived from the lengths),
-//!   and bits 0-1 the join (0 none), bit 2 injected_tokens_estimated: one byte each;
+//!   and bits 0-1 the join (0 none), bit 2 injected_tokens_estimated, bit 3 whether the row
+//!   has warnings or notes: one byte each;
 //! - the line, each present number, and a stored clip_ratio (its bits), as [`put`] writes
 //!   them;
 //! - per text field ([`FIELDS`]): 0 when absent, else 1 + (the text's length << 1), or
@@ -54,8 +55,10 @@ const FIELDS: usize = 8;
 /// Flag bits of a record's second byte.
 const CLIP_RATIO: u8 = 1 << 4;
 const CLIP_RATIO_STORED: u8 = 1 << 5;
-/// Bit of a record's third byte (bits 0-1 are the join).
+/// Bits of a record's third byte (bits 0-1 are the join).
 const TOKENS_ESTIMATED: u8 = 1 << 2;
+/// The row has warnings or notes: the table's tail, which lists them, decodes only such rows.
+const REMARKED: u8 = 1 << 3;
 /// Payload bits per byte of [`put`]'s integers, and the bit that says another byte follows.
 const SIX_BITS: u64 = 0x3f;
 const MORE: u8 = 0x40;
@@ -339,12 +342,27 @@ impl Rows {
 
     /// Row `i` in the report's order, borrowed.
     pub fn get(&self, i: usize) -> Option<RowRef<'_>> {
-        let at = if self.order.len() == 0 {
-            i
-        } else {
-            *self.order.get(i)? as usize
-        };
+        let at = self.arrival(i)?;
         (at < self.len).then(|| self.view(at))
+    }
+
+    /// Where row `i` of the report's order is in arrival order.
+    #[inline]
+    fn arrival(&self, i: usize) -> Option<usize> {
+        if self.order.len() == 0 {
+            Some(i)
+        } else {
+            self.order.get(i).map(|&at| at as usize)
+        }
+    }
+
+    /// The rows with warnings or notes, in the report's order, borrowed: the others are
+    /// passed over on one byte of their record, not decoded.
+    pub fn remarked(&self) -> impl Iterator<Item = RowRef<'_>> + '_ {
+        (0..self.len()).filter_map(move |i| {
+            let at = self.arrival(i).expect("index within len");
+            (self.record(at).0[2] & REMARKED != 0).then(|| self.view(at))
+        })
     }
 
     /// Row `i` with owned fields; panics when there is no such row, as indexing does.
@@ -437,8 +455,10 @@ impl Rows {
             }
         };
         let status = row.status.priority();
-        let misc =
-            join_code(row.join) | (u8::from(row.injected_tokens_estimated) * TOKENS_ESTIMATED);
+        let remarked = !(row.warnings.is_empty() && row.notes.is_empty());
+        let misc = join_code(row.join)
+            | (u8::from(row.injected_tokens_estimated) * TOKENS_ESTIMATED)
+            | (u8::from(remarked) * REMARKED);
         arena.push(char::from(status));
         arena.push(char::from(flags));
         arena.push(char::from(misc));
@@ -879,5 +899,33 @@ mod tests {
                 (9, Status::Ok),
             ]
         );
+    }
+
+    #[test]
+    fn remarked_rows_are_those_with_warnings_or_notes_in_report_order() {
+        let mut rows = Rows::default();
+        let (warning, note) = (["w".to_string()], ["n".to_string()]);
+        // (line, status, warnings, notes): arrival order is not the report's.
+        let arrivals: [(u64, Status, &[String], &[String]); 5] = [
+            (5, Status::Ok, &[], &note),
+            (4, Status::Ok, &[], &[]),
+            (3, Status::SilentClip, &warning, &[]),
+            (2, Status::SilentClip, &[], &[]),
+            (1, Status::Ok, &warning, &note),
+        ];
+        for (line, status, warnings, notes) in arrivals {
+            let mut row = new_row(line, [None; FIELDS], &[]);
+            (row.status, row.warnings, row.notes) = (status, warnings, notes);
+            rows.push(row);
+        }
+        rows.sort();
+        let remarked: Vec<u64> = rows.remarked().map(|r| r.line).collect();
+        let by_walk: Vec<u64> = rows
+            .iter()
+            .filter(|r| !(r.warnings.is_empty() && r.notes.is_empty()))
+            .map(|r| r.line)
+            .collect();
+        assert_eq!(remarked, [3, 1, 5]);
+        assert_eq!(remarked, by_walk);
     }
 }
