@@ -74,28 +74,18 @@ impl Digest {
         unsafe { std::str::from_utf8_unchecked(out) }
     }
 
-    /// The full lowercase hex digest (64 characters).
+    /// The full lowercase hex digest (64 characters): one allocation and a copy of
+    /// [`hex_in`](Self::hex_in)'s text (collected char by char, a digest's text was some
+    /// 1,500 instructions: every tool result and tool message makes one; checked again as
+    /// UTF-8, a byte loop over the 64 digits in wasm32).
     pub fn hex(&self) -> String {
-        let mut buf = [0u8; 2 * DIGEST_LEN];
-        self.write_hex(&mut buf);
-        ascii(&buf)
+        self.hex_in(&mut [0u8; 2 * DIGEST_LEN]).to_owned()
     }
 
     /// The first 16 hex characters, seed 000's short form.
     pub fn short_hex(&self) -> String {
-        let mut buf = [0u8; 2 * DIGEST_LEN];
-        self.write_hex(&mut buf);
-        ascii(&buf[..SHORT_HEX_LEN])
+        self.hex_in(&mut [0u8; 2 * DIGEST_LEN])[..SHORT_HEX_LEN].to_owned()
     }
-}
-
-/// Hex digits as a string: one allocation and a copy (collected char by char, a digest's
-/// text was some 1,500 instructions: every tool result and tool message makes one), not
-/// checked again as UTF-8 (the check was a byte loop over the 64 digits in wasm32).
-fn ascii(hex: &[u8]) -> String {
-    debug_assert!(hex.iter().all(u8::is_ascii_hexdigit));
-    // SAFETY: every caller passes digits `write_hex` wrote, which are ASCII.
-    unsafe { String::from_utf8_unchecked(hex.to_vec()) }
 }
 
 impl fmt::Display for Digest {
