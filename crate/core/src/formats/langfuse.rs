@@ -102,8 +102,8 @@ pub(crate) fn is_observation(obj: &dyn Object) -> bool {
 /// into its tool messages, and only for a generation; `output` and `metadata` (where a
 /// tool's call id may be) only for a tool: a generation's metadata, often the framework's
 /// whole run configuration, is not built into a tree to be dropped.
-static FIELDS: Fields = Fields {
-    keep: &[
+static FIELDS: Fields = Fields::new(
+    &[
         "type",
         "id",
         "traceId",
@@ -119,15 +119,15 @@ static FIELDS: Fields = Fields {
         "output",
         "metadata",
     ],
-    nested: None,
-    input: Some("input"),
-    by_kind: &[
+    None,
+    Some("input"),
+    &[
         ("input", |t| t.eq_ignore_ascii_case("GENERATION")),
         ("output", |t| t.eq_ignore_ascii_case("TOOL")),
         ("metadata", |t| t.eq_ignore_ascii_case("TOOL")),
     ],
-    kind: "type",
-};
+    "type",
+);
 
 /// One JSONL line that is a single observation, as the fields read, or `None` for anything
 /// else (an array, `{"data": [...]}`, not an observation, not JSON): then the line is read

@@ -40,8 +40,8 @@ pub(crate) fn is_item(obj: &dyn Object) -> bool {
 /// `span_data`; every other field of a line is parsed and dropped by [`item_line`]. A
 /// model call's `input` is read into its tool messages, and only for a model call; `output`
 /// only for a function (a generation's output, usage and model configuration are dropped).
-static FIELDS: Fields = Fields {
-    keep: &[
+static FIELDS: Fields = Fields::new(
+    &[
         "object",
         "id",
         "span_id",
@@ -53,21 +53,21 @@ static FIELDS: Fields = Fields {
         "error",
         "span_data",
     ],
-    nested: Some(("span_data", &DATA_FIELDS)),
-    input: None,
-    by_kind: &[],
-    kind: "object",
-};
-static DATA_FIELDS: Fields = Fields {
-    keep: &["type", "name", "model", "output", "call_id", "tool_call_id"],
-    nested: None,
-    input: Some("input"),
-    by_kind: &[
+    Some(("span_data", &DATA_FIELDS)),
+    None,
+    &[],
+    "object",
+);
+static DATA_FIELDS: Fields = Fields::new(
+    &["type", "name", "model", "output", "call_id", "tool_call_id"],
+    None,
+    Some("input"),
+    &[
         ("input", |t| matches!(t, "generation" | "response")),
         ("output", |t| t == "function"),
     ],
-    kind: "type",
-};
+    "type",
+);
 
 /// One JSONL line that is a single item, as the fields read, or `None` for anything else,
 /// which is then read as a whole tree. `is_item` and `read_item` only look at these
