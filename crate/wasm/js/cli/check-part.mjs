@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { readBuffers, readChunks } from './common.mjs';
 import { claimForWorker } from './pieces.mjs';
 
-const { file, cuts, claims, options } = workerData;
+const { file, cuts, claims, options, workers } = workerData;
 try {
   // The module the main thread's checker uses (see `module` in check.mjs), compiled there
   // and shared: its code, optimized by either thread or read from the code cache, serves both.
@@ -20,7 +20,7 @@ try {
   const format = await new Promise((resolve) => parentPort.once('message', resolve));
   if (format !== null) {
     const buffers = readBuffers();
-    for (let j = claimForWorker(claims); j >= 0; j = claimForWorker(claims)) {
+    for (let j = claimForWorker(claims, workers); j >= 0; j = claimForWorker(claims, workers)) {
       const reader = new toolslice.PartReader(format, options);
       for await (const chunk of readChunks(file, { start: cuts[j], end: cuts[j + 1] }, buffers)) reader.push(chunk);
       const part = reader.finish();

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
 import { intOption, parse, readBuffers, readChunks, stdinFileSize, UsageError } from './common.mjs';
 import { codeCached, compiledCheckModule, initCheckGlue, saveCompiledCheckModule } from './code-cache.mjs';
-import { claimNext, claimToKeep, lineCuts, newClaims, pieceStarts } from './pieces.mjs';
+import { ABSORB_SHARE, claimNext, claimToKeep, lineCuts, newClaims, pieceStarts } from './pieces.mjs';
 import { tierForOneCheck } from './tiering.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
@@ -425,7 +425,7 @@ function startParts(file, total, threads, options) {
   if (split < 1) split = cuts.length - 1;
   const claims = newClaims(split, cuts.length - 1);
   const { module } = compiledCheckModule();
-  return { cuts, claims, hub: partWorkers(threads - 1, { file, cuts, claims, options, module }) };
+  return { cuts, claims, hub: partWorkers(threads - 1, { file, cuts, claims, options, module, workers: threads - 1 }) };
 }
 
 /**
@@ -444,9 +444,6 @@ function mainShares(total, n) {
   return Array.from({ length: n - 1 }, (_, i) => Math.floor(first + ((total - first) * i) / (n - 1)));
 }
 const HEAD_START_BYTES = 10e6;
-// Taking in a part costs about a quarter of reading its bytes (0.14 s for the 145 MB a worker
-// read in 0.55 s, of 300 MB of OTLP, 2026-12-05).
-const ABSORB_SHARE = 0.25;
 
 /**
  * `n` workers (./check-part.mjs) reading pieces of the file into parts: `tell(format)` starts
