@@ -283,13 +283,11 @@ fn outcomes<I: Inputs + ?Sized>(tools: &[ToolCall], models: &I) -> Vec<Option<(O
                 unpaired.push(t);
             }
         }
-        for t in unpaired {
-            let why = format!(
-                "the next model call{} has no unclaimed tool message for it after its last \
-                 assistant message",
-                at_model(models.at(m))
-            );
-            outcomes[t] = Some((Outcome::NotReceived(why), Join::Order));
+        if !unpaired.is_empty() {
+            let why = unclaimed(models.at(m));
+            for t in unpaired {
+                outcomes[t] = Some((Outcome::NotReceived(why.clone()), Join::Order));
+            }
         }
     }
 
@@ -805,11 +803,27 @@ fn in_time_order<'a>(indexes: &mut [usize], at: impl Fn(usize) -> &'a SpanRef) {
     }
 }
 
+// The notes of a row are made per row, most of them for every row of a run whose model
+// calls lack a tool message: put together with `concat`, one allocation of the right size,
+// rather than by `format!` (its formatter, a growing string), and the order join's reason
+// made once per model call, not per tool call: checking 5 MB of an Agents SDK export, whose
+// every row has such a note, takes 2.9% fewer instructions (215.58M -> 209.35M).
+
 fn at_model(at: &SpanRef) -> String {
     match &at.span_id {
-        Some(id) => format!(" ({id})"),
+        Some(id) => [" (", id, ")"].concat(),
         None => format!(" (at {})", at.entry),
     }
+}
+
+/// Why a tool call the order join leaves unpaired before model call `at` was not received.
+fn unclaimed(at: &SpanRef) -> String {
+    [
+        "the next model call",
+        &at_model(at),
+        " has no unclaimed tool message for it after its last assistant message",
+    ]
+    .concat()
 }
 
 // Never inlined, as `first_pass` (see there): the loop that takes the rows runs once.
@@ -826,7 +840,7 @@ fn build<'m, I: Inputs + ?Sized>(
     let observed = match &tool.result {
         Captured::Text(c) => Some(c),
         Captured::Missing(why) => {
-            notes.push(format!("not_captured: the tool result: {why}"));
+            notes.push(["not_captured: the tool result: ", why].concat());
             None
         }
     };
@@ -851,21 +865,31 @@ fn build<'m, I: Inputs + ?Sized>(
                     injected = Some((c.bytes, Some(c.sha256), Some(&*c.preview)));
                     injected_content = Some(c);
                 }
-                Captured::Missing(why) => notes.push(format!(
-                    "not_captured: the tool message in the input of model call{}: {why}",
-                    at_model(m)
-                )),
+                Captured::Missing(why) => notes.push(
+                    [
+                        "not_captured: the tool message in the input of model call",
+                        &at_model(m),
+                        ": ",
+                        why,
+                    ]
+                    .concat(),
+                ),
             }
         }
         Outcome::NotCaptured { model } => {
             let why = models.captured(model).err().unwrap_or("");
-            notes.push(format!(
-                "not_captured: the input of the later model call{}: {why}",
-                at_model(models.at(model))
-            ));
+            notes.push(
+                [
+                    "not_captured: the input of the later model call",
+                    &at_model(models.at(model)),
+                    ": ",
+                    why,
+                ]
+                .concat(),
+            );
         }
         Outcome::NotReceived(why) => {
-            notes.push(format!("not_received: {why}"));
+            notes.push(["not_received: ", &why].concat());
             injected = Some((0, None, None));
         }
         Outcome::NoLaterCall => notes.push(
