@@ -754,23 +754,7 @@ mod tests {
     #[test]
     fn names_are_found_and_nothing_else() {
         use super::{Fields, NONE};
-        static NAMED: Fields = Fields::new(
-            &[
-                "type",
-                "id",
-                "traceId",
-                "parentObservationId",
-                "",
-                "x",
-                "metadata",
-            ],
-            None,
-            Some("input"),
-            &[("output", |_| true), ("metadata", |_| true)],
-            "type",
-        );
-        let names = &NAMED.names;
-        for (i, name) in [
+        const KEPT: &[&str] = &[
             "type",
             "id",
             "traceId",
@@ -778,11 +762,16 @@ mod tests {
             "",
             "x",
             "metadata",
-        ]
-        .into_iter()
-        .chain(["input", "output"])
-        .enumerate()
-        {
+        ];
+        static NAMED: Fields = Fields::new(
+            KEPT,
+            None,
+            Some("input"),
+            &[("output", |_| true), ("metadata", |_| true)],
+            "type",
+        );
+        let names = &NAMED.names;
+        for (i, name) in KEPT.iter().copied().chain(["input", "output"]).enumerate() {
             assert_eq!(names.find(name), Some(i), "{name:?}");
         }
         assert_eq!(NAMED.kept("input"), None);
