@@ -360,7 +360,7 @@ impl Rows {
     /// passed over on one byte of their record, not decoded.
     pub fn remarked(&self) -> impl Iterator<Item = RowRef<'_>> + '_ {
         (0..self.len()).filter_map(move |i| {
-            let at = self.arrival(i).expect("index within len");
+            let at = self.arrival(i).filter(|&at| at < self.len)?;
             (self.record(at).0[2] & REMARKED != 0).then(|| self.view(at))
         })
     }
