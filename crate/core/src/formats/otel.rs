@@ -174,6 +174,11 @@ impl<'a> Attrs<'a> {
         self.get(key).map(AttrValue::value)
     }
 
+    /// Every attribute, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &AttrValue<'a>)> {
+        self.sorted.iter().map(|(k, v)| (&**k, v))
+    }
+
     pub fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
