@@ -397,7 +397,9 @@ mod tests {
     #[test]
     fn event_fields_come_from_body_then_content_then_attributes() {
         let model = [("gen_ai.operation.name", "chat")];
-        let cases: &[(&[(&str, &str)], &str, &str)] = &[
+        // An event's attributes, and the call id and content read from them.
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+        let cases: &[Case] = &[
             (
                 &[
                     ("id", "a"),
