@@ -179,7 +179,10 @@ pub fn itoa_u64(mut v: u64, buf: &mut [u8; 20]) -> &str {
             break;
         }
     }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
+    // SAFETY: buf[i..] holds only the ASCII digits written above. Checked as UTF-8 (std's
+    // `from_utf8`), the digits cost more than writing them: 73 instructions a number, a
+    // twelfth of writing a row of the table (callgrind, native), which writes four.
+    unsafe { std::str::from_utf8_unchecked(&buf[i..]) }
 }
 
 /// `bytes` as text when they are UTF-8, as `std::str::from_utf8` says. The ASCII prefix,
@@ -354,6 +357,20 @@ mod tests {
         }
         for text in crate::real_texts::all() {
             assert_eq!(char_count(&text), text.chars().count());
+        }
+    }
+
+    #[test]
+    fn itoa_is_to_string() {
+        let mut numbers = vec![0, u64::MAX, u64::MAX - 1];
+        let mut p = 1u64;
+        while let Some(next) = p.checked_mul(10) {
+            numbers.extend([p - 1, p, p + 1, next - 1]);
+            p = next;
+        }
+        numbers.extend([p - 1, p, p + 1]);
+        for n in numbers {
+            assert_eq!(itoa_u64(n, &mut [0; 20]), n.to_string());
         }
     }
 
