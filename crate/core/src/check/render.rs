@@ -466,13 +466,13 @@ macro_rules! key {
 }
 
 /// Writes rows as JSON by hand, byte for byte what `serde_json` writes for a [`RowRef`]
-/// (compact, or pretty at an indent): going through `serde_json` per row (a pretty string,
+/// (compact, or pretty as an element of the report's arrays): going through `serde_json` per row (a pretty string,
 /// then re-indented into the output) made `check --json` and `--jsonl` slower than the
 /// table by half again (issue 17). The tests in `tests/check_render_stream.rs` compare the
 /// two on every kind of field.
 struct RowWriter {
     /// Pretty JSON (rows and rollup entries are elements of an array in the report object,
-    /// their braces at [`ELEMENT_INDENT`]), or compact.
+    /// their braces at `ELEMENT_INDENT!()`), or compact.
     pretty: bool,
     /// Whether the next field is the row's first.
     first: bool,
