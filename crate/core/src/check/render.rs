@@ -284,6 +284,14 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// The indent of a row's or a rollup entry's braces in the pretty report: elements of an
+/// array that is a field of the report object, as `serde_json` indents them.
+macro_rules! ELEMENT_INDENT {
+    () => {
+        "    "
+    };
+}
+
 /// The whole report as pretty-printed JSON: [`json_head`] + [`json_rows`] over every row +
 /// [`json_tail`], byte for byte what `serde_json::to_string_pretty` writes for the report.
 pub fn json(report: &Report) -> String {
@@ -320,7 +328,11 @@ pub fn json_rows(report: &Report, from: usize, to: usize) -> String {
         String::with_capacity(JSON_ROW_BYTES * to.min(report.rows.len()).saturating_sub(start));
     let mut w = RowWriter::pretty();
     for (i, row) in report.rows.range(from, to).enumerate() {
-        out.push_str(if start + i == 0 { "\n    " } else { ",\n    " });
+        out.push_str(if start + i == 0 {
+            concat!("\n", ELEMENT_INDENT!())
+        } else {
+            concat!(",\n", ELEMENT_INDENT!())
+        });
         w.row(&mut out, &row);
     }
     out
@@ -379,7 +391,11 @@ pub fn json_rollup(report: &Report, from: usize, to: usize) -> String {
     let mut w = RowWriter::pretty();
     for i in from..to {
         let entry = report.rollup.get(i).expect("index within len");
-        out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+        out.push_str(if i == 0 {
+            concat!("\n", ELEMENT_INDENT!())
+        } else {
+            concat!(",\n", ELEMENT_INDENT!())
+        });
         w.rollup(&mut out, &entry);
     }
     out
@@ -432,14 +448,6 @@ pub fn jsonl_rows(report: &Report, from: usize, to: usize) -> String {
 /// About what one JSON row and one rollup entry take, to size the output once per range.
 const JSON_ROW_BYTES: usize = 512;
 const JSON_ROLLUP_BYTES: usize = 160;
-
-/// The indent of a row's or a rollup entry's braces in the pretty report: elements of an
-/// array that is a field of the report object, as `serde_json` indents them.
-macro_rules! ELEMENT_INDENT {
-    () => {
-        "    "
-    };
-}
 
 /// A field's key with its separator, as it stands after the field before it (`later`) or
 /// as an object's first, in compact and in pretty JSON.

@@ -102,9 +102,9 @@ fn from_events(span: &OtelSpan<'_>) -> Option<Vec<ToolMessage>> {
         any = true;
         // The event body travels as attributes on span events: either its fields directly
         // or a JSON string of the body (`gen_ai.event.content`, `body`).
-        let own = BodyAttrs::of(&event.attrs);
+        let own = event_attrs(&event.attrs);
         let parsed: [Option<Cow<'_, Map<String, Value>>>; 2] =
-            [own.event_content, own.body].map(|value| {
+            [own[EVENT_CONTENT], own[BODY]].map(|value| {
                 let value = value?;
                 match value.as_str() {
                     Some(s) => match serde_json::from_str(s) {
@@ -115,7 +115,7 @@ fn from_events(span: &OtelSpan<'_>) -> Option<Vec<ToolMessage>> {
                 }
             });
         let body = EventBody {
-            own: &own.fields,
+            own: &own,
             parsed: &parsed,
         };
         let call_id = [ID, TOOL_CALL_ID, TOOL_CALL_ID_FLAT]
@@ -131,65 +131,49 @@ fn from_events(span: &OtelSpan<'_>) -> Option<Vec<ToolMessage>> {
     any.then(|| reading.finish())
 }
 
-/// The fields of an event's body that a message is read from, by their index in
-/// [`BODY_FIELDS`].
+/// The attributes of an event that a message is read from, by their index in
+/// [`EVENT_KEYS`]: the fields of its body, then the two that may hold the body as an object.
 const CONTENT: usize = 0;
 const TOOL_CALLS: usize = 1;
 const ID: usize = 2;
 const TOOL_CALL_ID: usize = 3;
 const TOOL_CALL_ID_FLAT: usize = 4;
-const BODY_FIELDS: [&str; 5] = [
+const EVENT_CONTENT: usize = 5;
+const BODY: usize = 6;
+const EVENT_KEYS: [&str; 7] = [
     "content",
     "tool_calls",
     "id",
     "gen_ai.tool.call.id",
     "tool_call_id",
+    "gen_ai.event.content",
+    "body",
 ];
 
-/// The attributes of an event that its body is read from, found in one pass over them: a
-/// model span of the Collector layout has an event per message of its input, and each of
-/// the nine look-ups of a message scanned every attribute of its event (2.5% of reading an
-/// export). An event's keys are distinct ([`Attrs::from_list`]), so the one found is the
-/// one a look-up finds.
-struct BodyAttrs<'e, 'a> {
-    event_content: Option<&'e AttrValue<'a>>,
-    body: Option<&'e AttrValue<'a>>,
-    fields: [Option<&'e AttrValue<'a>>; BODY_FIELDS.len()],
-}
-
-impl<'e, 'a> BodyAttrs<'e, 'a> {
-    fn of(attrs: &'e Attrs<'a>) -> Self {
-        let mut own = BodyAttrs {
-            event_content: None,
-            body: None,
-            fields: [None; BODY_FIELDS.len()],
-        };
-        for (key, value) in attrs.iter() {
-            let slot = match key {
-                "gen_ai.event.content" => &mut own.event_content,
-                "body" => &mut own.body,
-                "content" => &mut own.fields[CONTENT],
-                "tool_calls" => &mut own.fields[TOOL_CALLS],
-                "id" => &mut own.fields[ID],
-                "gen_ai.tool.call.id" => &mut own.fields[TOOL_CALL_ID],
-                "tool_call_id" => &mut own.fields[TOOL_CALL_ID_FLAT],
-                _ => continue,
-            };
-            *slot = Some(value);
+/// The attributes of an event named in [`EVENT_KEYS`], found in one pass over them: a model
+/// span of the Collector layout has an event per message of its input, and each of the nine
+/// look-ups of a message scanned every attribute of its event (2.5% of reading an export).
+/// An event's keys are distinct ([`Attrs::from_list`]), so the one found is the one a
+/// look-up finds.
+fn event_attrs<'e, 'a>(attrs: &'e Attrs<'a>) -> [Option<&'e AttrValue<'a>>; EVENT_KEYS.len()] {
+    let mut found = [None; EVENT_KEYS.len()];
+    for (key, value) in attrs.iter() {
+        if let Some(i) = EVENT_KEYS.iter().position(|&k| k == key) {
+            found[i] = Some(value);
         }
-        own
     }
+    found
 }
 
 /// An event's body: the objects its `gen_ai.event.content` and `body` attributes hold (the
 /// latter's fields first), then the event's own attributes.
 struct EventBody<'e, 'a> {
-    own: &'e [Option<&'e AttrValue<'a>>; BODY_FIELDS.len()],
+    own: &'e [Option<&'e AttrValue<'a>>; EVENT_KEYS.len()],
     parsed: &'e [Option<Cow<'e, Map<String, Value>>>; 2],
 }
 
 impl<'e> EventBody<'e, '_> {
-    /// The field of [`BODY_FIELDS`] at `field`.
+    /// The body's field of [`EVENT_KEYS`] at `field` (one of the first five).
     fn get(&self, field: usize) -> Option<&'e Value> {
         match self.field(field)? {
             EventField::Value(v) => Some(v),
@@ -202,7 +186,7 @@ impl<'e> EventBody<'e, '_> {
     /// copy whole only to be read as text.
     fn field(&self, field: usize) -> Option<EventField<'e>> {
         let [content, body] = self.parsed;
-        let key = BODY_FIELDS[field];
+        let key = EVENT_KEYS[field];
         let parsed = body
             .as_deref()
             .and_then(|o| o.get(key))
