@@ -28,7 +28,9 @@ use std::collections::BTreeMap;
 
 use super::content::Content;
 use super::model::{Captured, ModelCall, SpanRef, ToolCall};
+use crate::bytes::eq;
 use crate::hash::{Digest, DIGEST_LEN};
+use crate::intern::Interner;
 use crate::record::{Join, Provenance};
 use crate::span::{ClipReason, LazyText, SpanView};
 
@@ -168,17 +170,17 @@ fn message_list(model: &ModelCall) -> &[super::model::ToolMessage] {
 /// Where each tool call's result ended up, and by which key.
 fn outcomes<I: Inputs + ?Sized>(tools: &[ToolCall], models: &I) -> Vec<Option<(Outcome, Join)>> {
     // Model calls grouped by trace, each group in time order (read order when times are
-    // missing): one sort, by trace id and then time. Ids are grouped and looked up by
-    // comparison, never hashed: the OTLP endpoint joins ids it did not choose, and a sort or
-    // a bisection takes O(n log n) comparisons whatever the ids, where a hash table with a
-    // fast hash can be flooded (and std's SipHash hashed every id of every input again).
+    // missing). Trace ids are numbered by the crate's interner (`TraceGroups`), whose every
+    // look-up is bounded whatever the ids: the OTLP endpoint joins ids it did not choose, so
+    // no table here may be floodable (std's SipHash, besides, hashed every id of every input
+    // again). Within a trace, call ids are sorted and searched by comparison.
     let traces_of = TraceGroups::new((0..models.len()).map(|m| models.at(m).trace_id.as_deref()));
     // Read order breaks ties of start time; where it is the models' own order (always, in a
     // checked file), the sort's stability does that and the key leaves it out.
     let seq_in_order = (1..models.len()).all(|m| models.at(m - 1).seq < models.at(m).seq);
     let order = grouped_order(
         models.len(),
-        traces_of.ids.len(),
+        traces_of.groups,
         |i| traces_of.group[i],
         |i| time_key(models.at(i), seq_in_order),
     );
@@ -197,12 +199,12 @@ fn outcomes<I: Inputs + ?Sized>(tools: &[ToolCall], models: &I) -> Vec<Option<(O
         .collect();
     let by_id = grouped_order(
         with_ids.len(),
-        traces_of.ids.len(),
+        traces_of.groups,
         |k| with_ids[k].0,
         |k| Id(with_ids[k].1),
     );
     let mut tool_ids: Vec<(u32, &str)> = by_id.iter().map(|&k| with_ids[k]).collect();
-    tool_ids.dedup();
+    tool_ids.dedup_by(|a, b| a.0 == b.0 && eq(a.1.as_bytes(), b.1.as_bytes()));
     // Per trace, what makes "the later model calls of a tool" a pair of ranges of its time
     // ordered list, searched by bisection rather than filtered per tool (issue 13: a trace of
     // n tool calls and n model calls cost n^2). Indexed by trace group.
@@ -422,15 +424,21 @@ struct Stretch {
     message: usize,
 }
 
-/// The traces of the model calls, numbered: model call `i` is in trace `group[i]`, and the
-/// numbers follow the order of the trace ids. A trace's calls come in runs in read order,
-/// so only the id of each run is sorted and searched: comparing two 32-byte trace ids was
-/// most of the join's sort (in wasm, `memcmp` is a byte loop). Runs of one call each (every
-/// call another trace) are a sort of the ids: O(n log n) comparisons, whatever the ids.
-struct TraceGroups<'a> {
+/// The traces of the model calls, numbered: model call `i` is in trace `group[i]`, the
+/// numbers in the order the traces first appear. A trace's calls come in runs in read order,
+/// so the id of each run is looked up once, in the crate's [`Interner`]: a hash and a probe
+/// or two, where sorting the runs' ids and bisecting them compared 32-byte ids a dozen times
+/// each (on 50 MB of OTLP with a trace per agent run, 5,875 traces, the sort and the tool
+/// calls' bisections were a ninth of the join in wasm). Its look-ups are bounded whatever
+/// the ids (see [`crate::intern`]), so ids made to collide cost a logarithm each, not a scan.
+struct TraceGroups {
     group: Vec<u32>,
-    /// The distinct trace ids, sorted.
-    ids: Vec<Option<&'a str>>,
+    /// The distinct trace ids; a trace's number is its id's index here.
+    ids: Interner,
+    /// The number of the calls without a trace id, when there are any (after the ids').
+    none: Option<u32>,
+    /// How many numbers there are.
+    groups: usize,
 }
 
 /// `str` order a word at a time ([`crate::bytes::cmp`]): in wasm, `str::cmp` is a
@@ -455,43 +463,42 @@ impl PartialOrd for Id<'_> {
     }
 }
 
-/// `Option<&str>` order (`None` first) by [`str_cmp`].
-fn opt_cmp(a: Option<&str>, b: Option<&str>) -> std::cmp::Ordering {
-    match (a, b) {
-        (Some(a), Some(b)) => str_cmp(a, b),
-        (a, b) => a.is_some().cmp(&b.is_some()),
-    }
-}
-
 #[inline(always)]
 fn same(a: Option<&str>, b: Option<&str>) -> bool {
     match (a, b) {
-        (Some(a), Some(b)) => crate::bytes::eq(a.as_bytes(), b.as_bytes()),
+        (Some(a), Some(b)) => eq(a.as_bytes(), b.as_bytes()),
         (a, b) => a.is_none() && b.is_none(),
     }
 }
 
-impl<'a> TraceGroups<'a> {
-    fn new(traces: impl Iterator<Item = Option<&'a str>>) -> TraceGroups<'a> {
-        // Each run's trace id, and how long the run is.
-        let mut runs: Vec<(Option<&str>, usize)> = Vec::new();
+impl TraceGroups {
+    fn new<'a>(traces: impl Iterator<Item = Option<&'a str>>) -> TraceGroups {
+        // The calls without a trace id are numbered after every id, once all are known.
+        const NONE: u32 = u32::MAX;
+        let mut ids = Interner::default();
+        let mut group = Vec::new();
+        let mut last: Option<(Option<&str>, u32)> = None;
         for trace in traces {
-            match runs.last_mut() {
-                Some((id, n)) if same(*id, trace) => *n += 1,
-                _ => runs.push((trace, 1)),
+            let g = match last {
+                Some((id, g)) if same(id, trace) => g,
+                _ => trace.map_or(NONE, |t| ids.intern(t)),
+            };
+            last = Some((trace, g));
+            group.push(g);
+        }
+        let none = group.contains(&NONE).then_some(ids.len() as u32);
+        if let Some(n) = none {
+            for g in group.iter_mut().filter(|g| **g == NONE) {
+                *g = n;
             }
         }
-        let mut ids: Vec<Option<&str>> = runs.iter().map(|r| r.0).collect();
-        crate::sort::sort_by(&mut ids, |a, b| opt_cmp(*a, *b));
-        ids.dedup();
-        let mut group = Vec::new();
-        for (trace, n) in runs {
-            let g = ids
-                .binary_search_by(|x| opt_cmp(*x, trace))
-                .unwrap_or_default() as u32;
-            group.extend(std::iter::repeat_n(g, n));
+        let groups = ids.len() + usize::from(none.is_some());
+        TraceGroups {
+            group,
+            ids,
+            none,
+            groups,
         }
-        TraceGroups { group, ids }
     }
 
     /// Finds the number of a trace id (`None` when no model call is in it); the previous
@@ -499,10 +506,11 @@ impl<'a> TraceGroups<'a> {
     fn finder(&self) -> impl FnMut(Option<&str>) -> Option<u32> + '_ {
         let mut last: Option<u32> = None;
         move |trace| {
-            if let Some(g) = last.filter(|&g| same(self.ids[g as usize], trace)) {
+            let Some(id) = trace else { return self.none };
+            if let Some(g) = last.filter(|&g| eq(self.ids.name(g).as_bytes(), id.as_bytes())) {
                 return Some(g);
             }
-            let g = self.ids.binary_search_by(|x| opt_cmp(*x, trace)).ok()? as u32;
+            let g = self.ids.lookup(id.as_bytes())?;
             last = Some(g);
             Some(g)
         }
@@ -1141,7 +1149,13 @@ mod tests {
             SpanRef {
                 entry: seq,
                 seq,
-                trace_id: Some(format!("t{}", self.trace)),
+                // Traces 0 and 1 by plain ids, 2 and 3 by ids of one hash (the interner's
+                // probe path), 4 without an id.
+                trace_id: match self.trace {
+                    0 | 1 => Some(format!("t{}", self.trace)),
+                    2 | 3 => Some(colliding_ids()[usize::from(self.trace - 2)].clone()),
+                    _ => None,
+                },
                 span_id: Some(format!("s{seq}")),
                 parent_id: None,
                 times: Times {
@@ -1156,12 +1170,18 @@ mod tests {
         }
     }
 
+    /// Two trace ids of one hash, made once.
+    fn colliding_ids() -> &'static [String] {
+        static IDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        IDS.get_or_init(|| crate::intern::names_of_one_hash(2))
+    }
+
     fn at() -> impl Strategy<Value = At> {
         (
             prop::option::weighted(0.75, 0..20i128),
             0..3i128,
             prop::bool::weighted(0.2),
-            0..2u8,
+            prop_oneof![3 => 0..2u8, 1 => 2..5u8],
         )
             .prop_map(|(start, length, open, trace)| At {
                 start,
@@ -1252,6 +1272,52 @@ mod tests {
             "proptest-regressions",
         )));
         config
+    }
+
+    /// Trace ids made to share one hash, more of them than the interner probes for (the rest
+    /// go to its ordered overflow table): each tool call still finds the model call of its own
+    /// trace, though every trace uses the same call id, the tool calls come first and the
+    /// model calls in the reverse order of their traces.
+    #[test]
+    fn trace_ids_of_one_hash_keep_their_traces_apart() {
+        let ids = crate::intern::names_of_one_hash(200);
+        let span = |trace: &str, seq: u64| SpanRef {
+            entry: seq,
+            seq,
+            trace_id: Some(trace.to_string()),
+            span_id: Some(format!("s{seq}")),
+            parent_id: None,
+            times: Times::default(),
+        };
+        let tools: Vec<ToolCall> = (0u64..)
+            .zip(&ids)
+            .map(|(seq, trace)| ToolCall {
+                at: span(trace, seq),
+                name: Some("ls".to_string()),
+                call_id: Some("call_0".to_string()),
+                status: None,
+                result: Captured::Text(Content::of_text(&"x".repeat(1000))),
+                source: "gen_ai",
+            })
+            .collect();
+        let models: Vec<ModelCall> = (1000u64..)
+            .zip(ids.iter().enumerate().rev())
+            .map(|(seq, (k, trace))| ModelCall {
+                at: span(trace, seq),
+                input: Ok(vec![ToolMessage {
+                    call_id: Some("call_0".to_string()),
+                    name: Some("ls".to_string()),
+                    content: Captured::Text(Content::of_text(&"x".repeat(k + 1))),
+                    trailing: true,
+                }]),
+            })
+            .collect();
+        let rows: Vec<JoinedRow<'_>> = join(tools, &models[..]).collect();
+        assert_eq!(rows.len(), ids.len());
+        for (k, row) in rows.iter().enumerate() {
+            assert_eq!(row.record.injected_bytes, Some(k as u64 + 1), "trace {k}");
+            assert_eq!(row.provenance.join, Some(Join::ToolCallId));
+        }
     }
 
     proptest! {
