@@ -1,11 +1,16 @@
 // `toolslice check [FILE...]`: classify every tool span of one or more exported runs.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
 import { intOption, parse, readBuffers, readChunks, stdinFileSize, UsageError } from './common.mjs';
 import { codeCached, compiledCheckModule, initCheckGlue, saveCompiledCheckModule } from './code-cache.mjs';
-import { ABSORB_SHARE, claimNext, claimToKeep, lineCuts, newClaims, pieceStarts } from './pieces.mjs';
+// Threads (node:worker_threads, ./pieces.mjs) are loaded only for a file read by several:
+// most checks are of smaller files, and the two cost about 2 ms to load.
+let Worker = null;
+let pieces = null;
+async function loadThreads() {
+  [{ Worker }, pieces] = await Promise.all([import('node:worker_threads'), import('./pieces.mjs')]);
+}
 import { tierForOneCheck } from './tiering.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
@@ -126,7 +131,7 @@ export async function prepare(args) {
       const options = checkOptions(values);
       compiled = true;
       const toolslice = initCheckGlue(await import('../check/toolslice.js'));
-      if (splittable(toolslice, file, options)) parts = { file, total, ...startParts(file, total, threads, options) };
+      if (splittable(toolslice, file, options)) parts = { file, total, ...(await startParts(file, total, threads, options)) };
     }
   } catch {
     parts = null;
@@ -313,7 +318,7 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared) {
   let parts = null;
   if (prepared && prepared.total === total) parts = prepared;
   else if (file !== '-' && threads.threads > 1 && total >= threads.minBytes && splittable(toolslice, file, options)) {
-    parts = startParts(file, total, threads.threads, options);
+    parts = await startParts(file, total, threads.threads, options);
   }
   if (parts) {
     try {
@@ -382,7 +387,7 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
       break;
     }
     for (;;) {
-      if (claimNext(claims, j)) {
+      if (pieces.claimNext(claims, j)) {
         await push(j);
         break;
       }
@@ -406,7 +411,7 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
         break;
       }
       // A worker reads piece j: meanwhile, one from the back, or wait for the workers.
-      const back = format ? claimToKeep(claims) : -1;
+      const back = format ? pieces.claimToKeep(claims) : -1;
       if (back >= 0) await keep(back);
       else await hub.event();
     }
@@ -418,12 +423,13 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
  * read before the workers meet it (`mainShares`), and starts a worker for each thread after
  * the first.
  */
-function startParts(file, total, threads, options) {
-  const cuts = lineCuts(file, total, pieceStarts(total, threads));
+async function startParts(file, total, threads, options) {
+  await loadThreads();
+  const cuts = pieces.lineCuts(file, total, pieces.pieceStarts(total, threads));
   const meet = mainShares(total, threads)[0];
   let split = cuts.findIndex((c) => c >= meet);
   if (split < 1) split = cuts.length - 1;
-  const claims = newClaims(split, cuts.length - 1);
+  const claims = pieces.newClaims(split, cuts.length - 1);
   const { module } = compiledCheckModule();
   return { cuts, claims, hub: partWorkers(threads - 1, { file, cuts, claims, options, module, workers: threads - 1 }) };
 }
@@ -439,7 +445,7 @@ function startParts(file, total, threads, options) {
  */
 function mainShares(total, n) {
   const workerShare = 1 / (n - 1);
-  const main = Math.min(0.9 * total, (total * (workerShare - ABSORB_SHARE) + HEAD_START_BYTES) / (1 - ABSORB_SHARE + workerShare));
+  const main = Math.min(0.9 * total, (total * (workerShare - pieces.ABSORB_SHARE) + HEAD_START_BYTES) / (1 - pieces.ABSORB_SHARE + workerShare));
   const first = Math.max(main, total / (4 * n));
   return Array.from({ length: n - 1 }, (_, i) => Math.floor(first + ((total - first) * i) / (n - 1)));
 }
