@@ -180,7 +180,7 @@ fn outcomes<I: Inputs + ?Sized>(tools: &[ToolCall], models: &I) -> Vec<Option<(O
     let seq_in_order = (1..models.len()).all(|m| models.at(m - 1).seq < models.at(m).seq);
     let order = grouped_order(
         models.len(),
-        traces_of.groups,
+        traces_of.groups(),
         |i| traces_of.group[i],
         |i| time_key(models.at(i), seq_in_order),
     );
@@ -199,7 +199,7 @@ fn outcomes<I: Inputs + ?Sized>(tools: &[ToolCall], models: &I) -> Vec<Option<(O
         .collect();
     let by_id = grouped_order(
         with_ids.len(),
-        traces_of.groups,
+        traces_of.groups(),
         |k| with_ids[k].0,
         |k| Id(with_ids[k].1),
     );
@@ -437,8 +437,6 @@ struct TraceGroups {
     ids: Interner,
     /// The number of the calls without a trace id, when there are any (after the ids').
     none: Option<u32>,
-    /// How many numbers there are.
-    groups: usize,
 }
 
 /// `str` order a word at a time ([`crate::bytes::cmp`]): in wasm, `str::cmp` is a
@@ -492,13 +490,12 @@ impl TraceGroups {
                 *g = n;
             }
         }
-        let groups = ids.len() + usize::from(none.is_some());
-        TraceGroups {
-            group,
-            ids,
-            none,
-            groups,
-        }
+        TraceGroups { group, ids, none }
+    }
+
+    /// How many trace numbers there are.
+    fn groups(&self) -> usize {
+        self.ids.len() + usize::from(self.none.is_some())
     }
 
     /// Finds the number of a trace id (`None` when no model call is in it); the previous

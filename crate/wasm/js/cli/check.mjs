@@ -4,6 +4,8 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { intOption, parse, readBuffers, readChunks, stdinFileSize, UsageError } from './common.mjs';
 import { codeCached, compiledCheckModule, initCheckGlue, saveCompiledCheckModule } from './code-cache.mjs';
+import { tierForOneCheck } from './tiering.mjs';
+
 // Threads (node:worker_threads, ./pieces.mjs) are loaded only for a file read by several:
 // most checks are of smaller files, and the two cost about 2 ms to load.
 let Worker = null;
@@ -11,7 +13,6 @@ let pieces = null;
 async function loadThreads() {
   [{ Worker }, pieces] = await Promise.all([import('node:worker_threads'), import('./pieces.mjs')]);
 }
-import { tierForOneCheck } from './tiering.mjs';
 
 export const summary = 'flag tool spans whose injected slice differs from what the tool observed';
 // The check-only module (pkg/check/, built for speed as the full one is): the same
