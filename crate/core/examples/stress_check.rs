@@ -10,7 +10,8 @@
 //! crafted to share the name tables' hash), the table
 //! rendering of that rollup, detection on a deeply nested first line, and the OTLP,
 //! Langfuse and OpenAI Agents readers (one value per line, and one document; one OTLP span
-//! of many attributes, events or flattened messages).
+//! of many attributes, events or flattened messages), and the join's grouping by trace (trace
+//! ids crafted to share the name tables' hash).
 
 use std::fmt::Write;
 
@@ -304,6 +305,27 @@ fn agents_lines(n: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// `n` Agents SDK runs of one tool call and the model call after it, each run's trace id
+/// crafted to share the name tables' hash (`toolslice::names_of_one_hash`): the join groups
+/// the calls by trace through those tables, so without their probe bound each new trace id
+/// was compared with all the earlier ones.
+fn agents_traces_of_one_hash(n: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for (i, trace) in toolslice::names_of_one_hash(n).iter().enumerate() {
+        // Quoted and escaped: the names hold control characters.
+        let trace = serde_json::to_string(trace).unwrap();
+        let _ = writeln!(
+            out,
+            r#"{{"object":"trace.span","id":"f{i}","trace_id":{trace},"started_at":"2025-06-15T10:00:00.000001+00:00","ended_at":"2025-06-15T10:00:00.000002+00:00","span_data":{{"type":"function","name":"ls","input":"{{}}","output":"a.txt b.txt {i}"}}}}"#
+        );
+        let _ = writeln!(
+            out,
+            r#"{{"object":"trace.span","id":"g{i}","trace_id":{trace},"started_at":"2025-06-15T10:00:00.000003+00:00","ended_at":"2025-06-15T10:00:00.000004+00:00","span_data":{{"type":"generation","model":"m","input":[{{"role":"tool","tool_call_id":"call_{i}","content":"a.txt b.txt {i}"}}],"output":[]}}}}"#
+        );
+    }
+    out.into_bytes()
+}
+
 /// This thread's CPU time: on a machine shared with other jobs, wall time measures the load
 /// as much as the work, and the ratios would judge the neighbours.
 #[cfg(target_os = "linux")]
@@ -431,6 +453,12 @@ const WORKLOADS: &[Workload] = &[
         name: "openai_agents: lines",
         base: 5_000,
         input: agents_lines,
+        run: check,
+    },
+    Workload {
+        name: "openai_agents: trace ids of one hash",
+        base: 4_000,
+        input: agents_traces_of_one_hash,
         run: check,
     },
 ];
