@@ -7,7 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,13 +20,13 @@ const SIZE = 18e6;
 
 const run = (args) => spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
 
-/** A fixture's lines repeated to SIZE, with blank, invalid, CRLF and too-long lines among them. */
-function bigLines(name) {
+/** A fixture's lines repeated to `size`, with blank, invalid, CRLF and too-long lines among them. */
+function bigLines(name, target = SIZE, as = name) {
   const lines = readFileSync(new URL(name, formats), 'utf8').split('\n').filter((l) => l.trim());
   const odd = ['', '{not json', '[1,2]', '   ', `{"pad":"${'x'.repeat(200)}"}`];
   const out = [];
   let size = 0;
-  for (let i = 0; size < SIZE; i++) {
+  for (let i = 0; size < target; i++) {
     const line = i % 97 === 5 ? odd[i % odd.length] : lines[i % lines.length];
     const end = i % 7 === 3 ? '\r\n' : '\n';
     out.push(line + end);
@@ -34,7 +34,7 @@ function bigLines(name) {
   }
   // The last line without its newline.
   out.push(lines[0]);
-  const path = join(dir, name);
+  const path = join(dir, as);
   writeFileSync(path, out.join(''));
   return path;
 }
@@ -283,4 +283,27 @@ test('check in two threads of real producers\' traces, repeated: every piece abs
     assert.ok(two.text === one.text, `${name}: the reports differ`);
     assert.match(one.text, /# read as: (otlp|openai_agents) \(lines/, name);
   }
+});
+
+test('check without --threads below 128 MB starts its workers only once this thread\'s pace says they pay', { skip: availableParallelism() < 2 && 'one CPU' }, async () => {
+  const { prepare, check } = await inProcess();
+  // Past the default size (32 MB with the code cache, 64 MB without).
+  const path = bigLines('langfuse.jsonl', 65e6, 'langfuse-65mb.jsonl');
+  const args = ['--flagged-only', path];
+  const prepared = await prepare(args);
+  assert.ok(prepared, 'the file is read in parts');
+  // Cut and claimed, but no worker made yet: none may be needed.
+  assert.equal(prepared.hub.waiting, true);
+  const two = await check(args, prepared);
+  assert.equal(prepared.hub.waiting, false, 'decided while reading');
+  const pieces = prepared.cuts.length - 1;
+  assert.equal(prepared.pushed + prepared.absorbed, pieces);
+  assert.equal(prepared.refused, 0);
+  const one = await check(['--threads', '1', ...args], undefined);
+  assert.equal(two.code, one.code);
+  assert.ok(two.text === one.text, 'the reports differ');
+  // Given --threads, the workers start at once, whatever the size.
+  const asked = await prepare(['--threads', '2', ...args]);
+  assert.equal(asked.hub.waiting, false);
+  asked.hub.end();
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 
 const pieces = new URL('../node_modules/toolslice/cli/pieces.mjs', import.meta.url).href;
-const { ABSORB_SHARE, claimForWorker, claimNext, claimToKeep, newClaims, pieceStarts } = await import(pieces);
+const { ABSORB_SHARE, claimForWorker, claimNext, claimToKeep, newClaims, newPace, pieceStarts } = await import(pieces);
 
 test('claims: the main thread from the front of the first pool, workers from the second, then each from the other end', () => {
   const claims = newClaims(3, 8);
@@ -157,4 +157,29 @@ test('pieces: 1 to 8 MB, about 16 per thread, and never more than the claims can
   // 1 TB: pieces larger than 8 MB rather than more than the claims hold.
   assert.ok(sizes(1e12, 4).length <= 16384);
   assert.throws(() => newClaims(1, 1 << 15), RangeError);
+});
+
+test('pace: the time the rest of a file takes, measured from the end of the first piece to the end of the third', () => {
+  const cuts = [0, 100, 200, 300, 400, 1000];
+  const pace = newPace(cuts);
+  // The first piece is not measured (it reads slower than the rest), nor anything before
+  // the third piece's end.
+  assert.equal(pace.msLeft(50, 10), undefined);
+  assert.equal(pace.msLeft(120, 20), undefined);
+  assert.equal(pace.msLeft(250, 30), undefined);
+  // 300 - 120 bytes in 40 - 20 ms: 9 bytes a ms, and 700 bytes left take 77.8 ms.
+  assert.ok(Math.abs(pace.msLeft(300, 40) - 700 / 9) < 1e-9);
+  // Slower since: the pace is that of the whole measure, from its start.
+  assert.ok(Math.abs(pace.msLeft(400, 80) - (600 * 60) / 280) < 1e-9);
+  assert.equal(pace.msLeft(1000, 90), 0, 'nothing left');
+  // A file of one or two pieces: known only once read.
+  const short = newPace([0, 10, 20]);
+  assert.equal(short.msLeft(10, 1), undefined);
+  assert.equal(short.msLeft(15, 2), undefined);
+  assert.equal(short.msLeft(20, 3), 0);
+  // No time measured (a coarse clock): undefined, not a division by zero.
+  const still = newPace(cuts);
+  assert.equal(still.msLeft(100, 5), undefined);
+  assert.equal(still.msLeft(300, 5), undefined);
+  assert.ok(still.msLeft(310, 6) > 0);
 });

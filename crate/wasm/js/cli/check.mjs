@@ -44,8 +44,9 @@ received, and both are measured.
   --threads N      threads that read a large trace file with a value per line, sharing
                    it in pieces of whole lines (the report is the same): by default the
                    CPUs, at most 4, for files of 32 MB or more once the code cache (below)
-                   holds the checker's code, else of 64 MB or more; N given, for files of
-                   4 MB or more; 1 reads in this thread only
+                   holds the checker's code, else of 64 MB or more, and below 128 MB only
+                   when the first pieces show the rest takes 0.1 s or more to read; N
+                   given, for files of 4 MB or more; 1 reads in this thread only
 
 environment: TOOLSLICE_CODE_CACHE  where V8's optimized code for the checker is kept between
 runs (default $XDG_CACHE_HOME/toolslice, else ~/.cache/toolslice; \`off\`: not kept), so a
@@ -83,6 +84,24 @@ const PARTS_MIN_BYTES = 64 << 20;
 const PARTS_MIN_BYTES_CACHED = 32 << 20;
 // With `--threads N` given, from this size on: the user asked for threads.
 const PARTS_MIN_BYTES_ASKED = 4 << 20;
+// By default, below this size the workers start only once this thread has read the first
+// pieces and its pace says the rest will take WORKER_MIN_MS or more (`readShared`); from it
+// on (and whenever --threads is given) they start before the first line is read, as their
+// start then overlaps this thread's. Bytes alone misjudge the work: 50 MB of long Agents SDK
+// runs (each model input re-listing its run, most of it measured once) read in 0.12 s in one
+// thread and 0.16 s in two (BENCHMARKS.md at 5cd0032), where the worker's start and the two
+// CPUs slowing each other (this thread's pieces took 2.3x as long while the worker read)
+// cost more than the worker's share saved; read at about 1 GB/s, the rest of such a file
+// takes 45-65 ms when the pace is known, against 130-200 ms for the other trace formats at
+// 50 MB. Interleaved runs, 15 each, 2026-12-07, the workers started early / as measured /
+// one thread: long Agents SDK runs 0.203 / 0.165 / 0.158 s; OTLP 0.256 / 0.260 / 0.261,
+// Langfuse 0.295 / 0.282 / 0.297, Agents SDK 0.299 / 0.313 / 0.307, OTLP with a trace per
+// copy 0.273 / 0.273 / 0.276 (level); 300 MB of OTLP 0.85 / 0.88 s (7 runs), hence early
+// from 128 MB, where even a file read at 1 GB/s takes 0.1 s or more. As committed, against
+// the build before it (a busier spell of the host): long runs 0.173 -> 0.144 s, OTLP 0.364
+// -> 0.355 (21 runs), Langfuse 0.370 -> 0.361.
+const PARTS_EAGER_BYTES = 128 << 20;
+const WORKER_MIN_MS = 100;
 
 const optionSpec = {
   json: { type: 'boolean' },
@@ -103,12 +122,16 @@ function checkOptions(values) {
   };
 }
 
-/** `{ threads, minBytes }`: how many threads read a trace file, from what size. */
+/**
+ * `{ threads, minBytes, eagerBytes }`: how many threads read a trace file, from what size,
+ * and from what size their workers start before the first line is read.
+ */
 const threadsOf = (values) => {
   const asked = intOption(values, 'threads', { min: 1 });
-  if (asked !== undefined) return { threads: asked, minBytes: PARTS_MIN_BYTES_ASKED };
+  if (asked !== undefined) return { threads: asked, minBytes: PARTS_MIN_BYTES_ASKED, eagerBytes: 0 };
   const threads = Math.min(availableParallelism(), 4);
-  return { threads, minBytes: threads > 1 && codeCached() ? PARTS_MIN_BYTES_CACHED : PARTS_MIN_BYTES };
+  const minBytes = threads > 1 && codeCached() ? PARTS_MIN_BYTES_CACHED : PARTS_MIN_BYTES;
+  return { threads, minBytes, eagerBytes: PARTS_EAGER_BYTES };
 };
 
 /**
@@ -126,13 +149,15 @@ export async function prepare(args) {
   try {
     const { values, positionals } = parseArgs({ args, options: optionSpec, allowPositionals: true, strict: true });
     const file = positionals[0];
-    const { threads, minBytes } = threadsOf(values);
+    const { threads, minBytes, eagerBytes } = threadsOf(values);
     const total = file && file !== '-' && threads > 1 ? statSync(file).size : 0;
     if (total && total >= minBytes) {
       const options = checkOptions(values);
       compiled = true;
       const toolslice = initCheckGlue(await import('../check/toolslice.js'));
-      if (splittable(toolslice, file, options)) parts = { file, total, ...(await startParts(file, total, threads, options)) };
+      if (splittable(toolslice, file, options)) {
+        parts = { file, total, ...(await startParts(file, total, threads, options, total >= eagerBytes)) };
+      }
     }
   } catch {
     parts = null;
@@ -319,7 +344,7 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared) {
   let parts = null;
   if (prepared && prepared.total === total) parts = prepared;
   else if (file !== '-' && threads.threads > 1 && total >= threads.minBytes && splittable(toolslice, file, options)) {
-    parts = await startParts(file, total, threads.threads, options);
+    parts = await startParts(file, total, threads.threads, options, total >= threads.eagerBytes);
   }
   if (parts) {
     try {
@@ -354,12 +379,22 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
   parts.refused = 0;
   // The format goes to the workers as soon as the first lines show it (null: the file cannot
   // be split, and they end), so they start reading while this thread reads the first pieces.
+  // Workers not started yet (`hub.waiting`; see PARTS_EAGER_BYTES) are told once this
+  // thread's pace shows whether they pay: null (none is started) when the rest of the file
+  // will take less than WORKER_MIN_MS at that pace.
   let format;
+  const pace = pieces.newPace(cuts);
   const tell = () => {
     if (format !== undefined) return;
     const known = checker.lineFormat ?? null;
     if (known === null && checker.bytesRead < cuts[1]) return;
-    format = known;
+    if (known !== null && hub.waiting) {
+      const left = pace.msLeft(checker.bytesRead, performance.now());
+      if (left === undefined) return;
+      format = left >= WORKER_MIN_MS ? known : null;
+    } else {
+      format = known;
+    }
     hub.tell(format);
   };
   // One pair of buffers for every piece read here.
@@ -382,7 +417,8 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
   };
   for (let j = 0; j + 1 < cuts.length; j++) {
     if (format === null) {
-      // The file cannot be split, the workers ended without a claim: the rest in one go.
+      // The file cannot be split (or is not worth it), the workers ended without a claim (or
+      // were never started): the rest in one go.
       await push(j, cuts[cuts.length - 1]);
       parts.pushed += cuts.length - 2 - j;
       break;
@@ -421,10 +457,10 @@ async function readShared(toolslice, checker, file, options, parts, progress) {
 
 /**
  * Cuts the file into pieces, with the first pool this thread's as far as it is expected to
- * read before the workers meet it (`mainShares`), and starts a worker for each thread after
- * the first.
+ * read before the workers meet it (`mainShares`), and makes a worker for each thread after
+ * the first: started now when `eager`, else when the hub is first told a format.
  */
-async function startParts(file, total, threads, options) {
+async function startParts(file, total, threads, options, eager) {
   await loadThreads();
   const cuts = pieces.lineCuts(file, total, pieces.pieceStarts(total, threads));
   const meet = mainShares(total, threads)[0];
@@ -432,7 +468,7 @@ async function startParts(file, total, threads, options) {
   if (split < 1) split = cuts.length - 1;
   const claims = pieces.newClaims(split, cuts.length - 1);
   const { module } = compiledCheckModule();
-  return { cuts, claims, hub: partWorkers(threads - 1, { file, cuts, claims, options, module, workers: threads - 1 }) };
+  return { cuts, claims, hub: partWorkers(threads - 1, { file, cuts, claims, options, module, workers: threads - 1 }, eager) };
 }
 
 /**
@@ -457,8 +493,10 @@ const HEAD_START_BYTES = 10e6;
  * them (null ends them), `take(j)` is the part of piece j when it has arrived (once),
  * `live` the workers still running, `ready()` resolves once each has its module (or stopped),
  * `event()` resolves when a part arrives or a worker stops, and `end()` stops them all.
+ * Not `eager`, the workers are made by the first `tell` of a format (`waiting` until it
+ * comes), and none is made when it is null.
  */
-function partWorkers(n, workerData) {
+function partWorkers(n, workerData, eager = true) {
   const arrived = new Map();
   let live = n;
   let wake = null;
@@ -471,7 +509,9 @@ function partWorkers(n, workerData) {
   let allSettled;
   const ready = new Promise((resolve) => (allSettled = resolve));
   if (n === 0) allSettled();
-  const workers = Array.from({ length: n }, () => {
+  let waiting = !eager;
+  let workers = [];
+  const make = () => Array.from({ length: n }, () => {
     const worker = new Worker(new URL('./check-part.mjs', import.meta.url), { workerData });
     let over = false;
     let settled = false;
@@ -504,9 +544,13 @@ function partWorkers(n, workerData) {
     worker.unref();
     return worker;
   });
+  if (eager) workers = make();
   return {
     get live() {
       return live;
+    },
+    get waiting() {
+      return waiting;
     },
     // Resolves once every worker has its module and waits for the format, or has stopped
     // (the tests wait for it, so that a loaded machine cannot leave the workers no piece to
@@ -516,6 +560,17 @@ function partWorkers(n, workerData) {
       return ready;
     },
     tell: (format) => {
+      if (waiting) {
+        waiting = false;
+        if (format === null) {
+          // Not worth starting: as if each had stopped.
+          live = 0;
+          unsettled = 0;
+          allSettled();
+          return;
+        }
+        workers = make();
+      }
       for (const w of workers) w.postMessage(format);
     },
     take: (j) => {
