@@ -562,14 +562,21 @@ function partWorkers(n, workerData, eager = true) {
     tell: (format) => {
       if (waiting) {
         waiting = false;
-        if (format === null) {
-          // Not worth starting: as if each had stopped.
+        if (format !== null) {
+          try {
+            workers = make();
+          } catch {
+            // A worker that cannot be made reads nothing: this thread reads it all.
+            workers = [];
+          }
+        }
+        if (!workers.length) {
+          // Not worth starting, or not started: as if each had stopped.
           live = 0;
           unsettled = 0;
           allSettled();
           return;
         }
-        workers = make();
       }
       for (const w of workers) w.postMessage(format);
     },
