@@ -99,7 +99,10 @@ const PARTS_MIN_BYTES_ASKED = 4 << 20;
 // copy 0.273 / 0.273 / 0.276 (level); 300 MB of OTLP 0.85 / 0.88 s (7 runs), hence early
 // from 128 MB, where even a file read at 1 GB/s takes 0.1 s or more. As committed, against
 // the build before it (a busier spell of the host): long runs 0.173 -> 0.144 s, OTLP 0.364
-// -> 0.355 (21 runs), Langfuse 0.370 -> 0.361.
+// -> 0.355 (21 runs), Langfuse 0.370 -> 0.361. At 100 MB (11 runs each): long runs (the 50 MB
+// file twice; 74-76 ms left when measured, so no worker) 0.227 -> 0.193 s, one thread 0.188;
+// OTLP with the code cache 0.402 -> 0.416 (the worker pays there, and starts some 20 ms
+// later), without it level (0.590 -> 0.587).
 const PARTS_EAGER_BYTES = 128 << 20;
 const WORKER_MIN_MS = 100;
 
