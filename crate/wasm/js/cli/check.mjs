@@ -90,9 +90,9 @@ const PARTS_MIN_BYTES_ASKED = 4 << 20;
 // start then overlaps this thread's. Bytes alone misjudge the work: 50 MB of long Agents SDK
 // runs (each model input re-listing its run, most of it measured once) read in 0.12 s in one
 // thread and 0.16 s in two (BENCHMARKS.md at 5cd0032), where the worker's start and the two
-// CPUs slowing each other (this thread's pieces took 2.3x as long while the worker read)
+// CPUs slowing each other (this thread's pieces took about twice as long while the worker read)
 // cost more than the worker's share saved; read at about 1 GB/s, the rest of such a file
-// takes 45-65 ms when the pace is known, against 130-200 ms for the other trace formats at
+// takes 40-65 ms when the pace is known, against 130-220 ms for the other trace formats at
 // 50 MB. Interleaved runs, 15 each, 2026-12-07, the workers started early / as measured /
 // one thread: long Agents SDK runs 0.203 / 0.165 / 0.158 s; OTLP 0.256 / 0.260 / 0.261,
 // Langfuse 0.295 / 0.282 / 0.297, Agents SDK 0.299 / 0.313 / 0.307, OTLP with a trace per
