@@ -1,9 +1,11 @@
-// The measures a split hands to a trace (`OtlpTraceBatch.measures`): bytes a worker can send
-// to the trace's Durable Object as they are, taken by `OtlpTrace.ingest`; the JSON string an
-// earlier version's split gave is still taken; anything else is refused and changes nothing.
+// The measures a split hands to a trace (`OtlpTraceBatch.measures`): bytes a worker sends to
+// the trace's Durable Object (copied out of the split's buffer), taken by `OtlpTrace.ingest`;
+// the JSON string an earlier version's split gave is still taken; anything else is refused
+// and changes nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as api from 'toolslice';
+import { ownBytes } from 'toolslice/otlp/endpoint.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const attr = (key, v) => ({ key, value: { stringValue: v } });
@@ -40,8 +42,9 @@ function run(parts) {
 test('a split gives its measures as bytes, structured-cloneable, and the trace judges from them', () => {
   const parts = [measuresOf(tool), measuresOf(chat)];
   for (const m of parts) assert.ok(m instanceof Uint8Array && m.length > 40, String(m));
-  // As a worker sends them to a Durable Object: a structured clone.
-  const [held, joined] = run(parts.map((m) => structuredClone(m)));
+  // As the worker sends them to a Durable Object: copied out of the split's buffer, then a
+  // structured clone.
+  const [held, joined] = run(parts.map((m) => structuredClone(ownBytes(m, []).measures)));
   assert.deepEqual(held.accepted, ['00000000000000a1']);
   assert.deepEqual(held.decisions, []);
   assert.equal(joined.decisions.length, 1);

@@ -13,7 +13,7 @@
 //                 take protobuf only, like Arize Phoenix); default: the encoding they came in
 import { DurableObject } from 'cloudflare:workers';
 import * as api from 'toolslice';
-import { createEndpoint, forwarder as makeForwarder } from 'toolslice/otlp/endpoint.js';
+import { createEndpoint, forwarder as makeForwarder, ownBytes } from 'toolslice/otlp/endpoint.js';
 import { TraceKeeper } from 'toolslice/otlp/keeper.js';
 
 function forwarder(env) {
@@ -67,7 +67,12 @@ export default {
     const stats = env.STATS.get(env.STATS.idFromName('stats'));
     const handle = createEndpoint({
       api,
-      ingest: (traceId, measures, held, encoding) => trace(traceId).ingest(traceId, measures, held, encoding),
+      // The trace's bytes alone: the split's arrays are views of the whole request's buffer,
+      // which the call to the Durable Object would otherwise copy whole for each trace.
+      ingest: (traceId, measures, held, encoding) => {
+        const own = ownBytes(measures, held);
+        return trace(traceId).ingest(traceId, own.measures, own.held, encoding);
+      },
       summary: (traceId) => trace(traceId).summary(traceId),
       forward: forwarder(env),
       stats: { count: (kind) => stats.count(kind), read: () => stats.read() },

@@ -21,12 +21,19 @@ export interface OtlpTraceBatch {
   /** Lowercase hex; "" for spans without a trace id. */
   traceId: string;
   /** The measures for `OtlpTrace.ingest`: the trace's tool and model calls, measured (no
-   * span bytes), encoded compactly. Structured-cloneable: send them to the trace as they are. */
+   * span bytes), encoded compactly. Bytes: to send them to the trace in another isolate,
+   * `slice()` them first (see `OtlpSplit`). */
   measures: Uint8Array;
   held: OtlpHeldSpan[];
 }
 
-/** An export request, split: what to forward now, and per trace what to hold. */
+/** An export request, split: what to forward now, and per trace what to hold.
+ *
+ * Every `Uint8Array` in it (`passthrough`, each trace's `measures`, each held span's
+ * `body`) is a view of one buffer holding them all, end to end: reading one, passing it to
+ * this package or to `fetch` uses its bytes only. A structured clone (`postMessage`, a
+ * Durable Object's storage or RPC) copies a view's whole buffer, and a kept view keeps that
+ * buffer alive: `slice()` one to send it, store it, or keep it apart from a large request. */
 export interface OtlpSplit {
   /** The encoding the passthrough and the held spans are written in. */
   encoding: OtlpEncoding;
@@ -111,10 +118,6 @@ fn set(obj: &js_sys::Object, key: &JsValue, value: &JsValue) {
     obj.unchecked_ref::<Plain>().set(key, value);
 }
 
-fn bytes(b: &[u8]) -> JsValue {
-    js_sys::Uint8Array::from(b).into()
-}
-
 /// The property names of `otlpSplit`'s result, made into JS strings once per instance: the
 /// endpoint splits every request it receives, and writing a name from the module on each
 /// property (a call out of the module and a UTF-8 decode) was a sizeable part of a small
@@ -161,7 +164,8 @@ pub fn otlp_encoding_of(content_type: &str) -> Option<String> {
 /// protobuf only), a JSON request is written as protobuf first and its parts are protobuf
 /// (`encoding` in the result). Throws `malformed_export` (answer 400) for a body that is not
 /// a request in its encoding, for a JSON body with an object of more than 1024 members, and
-/// with `toProtobuf` for one protobuf cannot hold (an id that is not hex).
+/// with `toProtobuf` for one protobuf cannot hold (an id that is not hex). The result's byte
+/// arrays are views of one buffer (see `OtlpSplit`).
 #[wasm_bindgen(js_name = otlpSplit)]
 pub fn otlp_split(
     body: &[u8],
@@ -171,33 +175,83 @@ pub fn otlp_split(
     let (split, wire) =
         pipeline::split_export_for(body, encoding(encoding_name)?, to_protobuf.unwrap_or(false))
             .map_err(into_error)?;
+    // Every byte array of the result is a view of one buffer: the passthrough, then per
+    // trace its measures and its held spans, end to end. A `Uint8Array` of its own costs V8
+    // a backing store (malloc, zeroing, a sweep when collected: about 1-2 µs in Node 20
+    // whatever its size past 64 bytes), and a split made one per array, a request's largest
+    // cost after reading it: on the 17,625 requests of the bench's 50 MB OTLP file, 3.7
+    // arrays a request, one buffer took the split from 0.315 to 0.228 s (median of 5
+    // processes' medians; scripts/bench-endpoint.mjs). Who keeps a view long or clones it
+    // copies it first (crate/wasm/js/otlp/keeper.js, the worker's Durable Object calls).
+    let mut all = Vec::with_capacity(split_bytes(&split));
+    let passthrough = split.passthrough.as_deref().map(|p| append(&mut all, p));
+    let traces: Vec<(Range, Vec<Range>)> = split
+        .traces
+        .iter()
+        .map(|t| {
+            let from = all.len();
+            t.write_measures(&mut all);
+            let measures = (from as u32, all.len() as u32);
+            (
+                measures,
+                t.held.iter().map(|h| append(&mut all, &h.body)).collect(),
+            )
+        })
+        .collect();
+    let buffer = js_sys::Uint8Array::from(&all[..]);
+    drop(all);
+    let view = |(from, to): Range| JsValue::from(buffer.subarray(from, to));
     Ok(SPLIT_KEYS.with(|k| {
         let out = js_sys::Object::new();
         set(&out, &k.encoding, &JsValue::from_str(wire.as_str()));
-        if let Some(p) = &split.passthrough {
-            set(&out, &k.passthrough, &bytes(p));
+        if let Some(p) = passthrough {
+            set(&out, &k.passthrough, &view(p));
         }
-        let traces = js_sys::Array::new();
-        for t in &split.traces {
+        let list = js_sys::Array::new();
+        for (t, (measures, held_at)) in split.traces.iter().zip(traces) {
             let o = js_sys::Object::new();
             set(&o, &k.trace_id, &JsValue::from_str(&t.trace_id));
-            set(&o, &k.measures, &bytes(&t.measures()));
+            set(&o, &k.measures, &view(measures));
             let held = js_sys::Array::new();
-            for h in &t.held {
+            for (h, at) in t.held.iter().zip(held_at) {
                 let ho = js_sys::Object::new();
                 set(&ho, &k.key, &JsValue::from_str(&h.key));
-                set(&ho, &k.body, &bytes(&h.body));
+                set(&ho, &k.body, &view(at));
                 held.push(&ho);
             }
             set(&o, &k.held, &held);
-            traces.push(&o);
+            list.push(&o);
         }
-        set(&out, &k.traces, &traces);
+        set(&out, &k.traces, &list);
         set(&out, &k.spans, &JsValue::from_f64(split.spans as f64));
         set(&out, &k.tools, &JsValue::from_f64(split.tools as f64));
         set(&out, &k.models, &JsValue::from_f64(split.models as f64));
         JsValue::from(out).into()
     }))
+}
+
+/// Where a part of a split's buffer is: `from..to`.
+type Range = (u32, u32);
+
+/// Appends `bytes` to the split's buffer; where they are in it.
+fn append(all: &mut Vec<u8>, bytes: &[u8]) -> Range {
+    let from = all.len() as u32;
+    all.extend_from_slice(bytes);
+    (from, all.len() as u32)
+}
+
+/// Room for the split's buffer: its spans' bytes, and about what the measures take (as
+/// `TraceBatch::measures` reserves).
+fn split_bytes(split: &pipeline::Split) -> usize {
+    let traces: usize = split
+        .traces
+        .iter()
+        .map(|t| {
+            let held: usize = t.held.iter().map(|h| h.body.len()).sum();
+            held + 64 + 256 * (t.tool_count() + t.model_count())
+        })
+        .sum();
+    split.passthrough.as_ref().map_or(0, Vec::len) + traces
 }
 
 /// Writes the verdict on a held span as `toolslice.*` attributes, in its encoding.

@@ -66,9 +66,15 @@ impl TraceBatch {
     /// with its digests and preview), written with every string escaped and parsed again:
     /// a sixth of a split's time.
     pub fn measures(&self) -> Vec<u8> {
-        let mut w = Encoder(Vec::with_capacity(
-            64 + 256 * (self.tools.len() + self.models.len()),
-        ));
+        let mut out = Vec::with_capacity(64 + 256 * (self.tools.len() + self.models.len()));
+        self.write_measures(&mut out);
+        out
+    }
+
+    /// [`measures`](Self::measures), appended to `out`: for a caller that puts a request's
+    /// parts end to end in one buffer (the JS binding's split).
+    pub fn write_measures(&self, out: &mut Vec<u8>) {
+        let mut w = Encoder(std::mem::take(out));
         w.0.extend_from_slice(MEASURES_MAGIC);
         w.str(&self.trace_id);
         w.u64(self.tools.len() as u64);
@@ -81,7 +87,7 @@ impl TraceBatch {
             w.opt_str(span_id.as_deref());
             w.model_call(model);
         }
-        w.0
+        *out = w.0;
     }
 
     /// Reads [`measures`](Self::measures) back; bytes that are not whole measures are a

@@ -50,6 +50,23 @@ class TooLarge extends Error {
   }
 }
 
+/**
+ * A trace's part of a split, its bytes copied out of the split's buffer into one of their
+ * own: for a keeper in another isolate (a Durable Object), since a structured clone copies
+ * a view's whole buffer, and the split's holds the whole request (see `otlpSplit`).
+ */
+export function ownBytes(measures, held) {
+  const parts = [measures, ...held.map((h) => h.body)];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  const views = parts.map((p) => {
+    out.set(p, at);
+    at += p.byteLength;
+    return out.subarray(at - p.byteLength, at);
+  });
+  return { measures: views[0], held: held.map((h, i) => ({ key: h.key, body: views[i + 1] })) };
+}
+
 /** Reads a body stream, at most `max` bytes. */
 async function readAll(stream, max) {
   const chunks = [];

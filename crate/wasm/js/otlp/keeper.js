@@ -30,6 +30,14 @@ export const RETRYABLE = [429, 502, 503, 504];
 export const STATE_PIECE_CHARS = 60_000;
 /** A state up to this long is stored whole under `state`; a longer one in pieces. */
 export const STATE_WHOLE_CHARS = 16_384;
+/**
+ * A held span kept in memory may share a buffer this large with other bytes (`keptBytes`):
+ * the split's buffer of a few small requests (of a 2.3 KB request of the bench's OTLP file:
+ * 3.4 KB), so a span waiting for its verdict keeps at most this much alive.
+ */
+export const SHARED_BUFFER_BYTES = 16 * 1024;
+/** ... or one at most this many times its own size. */
+export const SHARED_BUFFER_RATIO = 4;
 
 export class TraceKeeper {
   /**
@@ -90,7 +98,7 @@ export class TraceKeeper {
     const got = trace.ingest(measures, this.now(), this.deadlineMs);
     const fresh = new Map();
     for (const h of held) {
-      if (got.accepted.includes(h.key)) fresh.set(h.key, { encoding, body: h.body });
+      if (got.accepted.includes(h.key)) fresh.set(h.key, { encoding, body: keptBytes(h.body, this.storage) });
     }
     const writes = {};
     for (const [key, value] of fresh) writes[`held:${key}`] = value;
@@ -280,6 +288,22 @@ function printOf(text) {
   return (h >>> 0) * 65536 + (text.length & 0xffff);
 }
 
+/**
+ * A held span's body as it is stored. A split's byte arrays are views of one buffer per
+ * request (`otlpSplit`: one allocation rather than one per array). A storage that copies
+ * what it is given (a Durable Object's: a structured clone) would copy the whole buffer for
+ * each held span, so it gets the span's bytes alone; one that keeps the very value
+ * (`MemoryStorage`, `keepsValues`) keeps the view, unless its buffer is larger than
+ * SHARED_BUFFER_BYTES and than SHARED_BUFFER_RATIO times the span: a span waiting for its
+ * verdict then never keeps much more than itself of a large request alive.
+ */
+export function keptBytes(body, storage) {
+  const buffer = body.buffer.byteLength;
+  if (buffer === body.byteLength) return body;
+  if (storage.keepsValues && (buffer <= SHARED_BUFFER_BYTES || buffer <= SHARED_BUFFER_RATIO * body.byteLength)) return body;
+  return body.slice();
+}
+
 // The Durable Object storage API takes at most 128 keys per call.
 async function putAll(storage, entries) {
   const keys = Object.keys(entries);
@@ -291,10 +315,16 @@ async function deleteAll(storage, keys) {
   for (let i = 0; i < keys.length; i += 128) await storage.delete(keys.slice(i, i + 128));
 }
 
-/** In-memory storage with the Durable Object storage API's shape (for the Node endpoint). */
+/**
+ * In-memory storage with the Durable Object storage API's shape (for the Node endpoint). It
+ * keeps the values it is given, not copies (`keepsValues`).
+ */
 export class MemoryStorage {
   constructor() {
     this.map = new Map();
+  }
+  get keepsValues() {
+    return true;
   }
   // As a Durable Object's: several keys give a Map of those found.
   async get(key) {
