@@ -36,6 +36,20 @@ test('the renderings written piece by piece are the one-shot ones (what the CLI 
       for (let from = 0; from <= report.rollupCount; from += 1) rollup += report.jsonRollup(from, from + 1);
       assert.equal(report.jsonMiddle() + rollup + report.jsonEnd(), report.jsonTail(), name);
       assert.equal(report.tableHead() + ranges((a, b) => report.tableRows(a, b)) + report.tableTail(), report.table(), name);
+      // The tail as the CLI writes it: its head, warnings and notes in row ranges, the
+      // middle, the rollup in ranges (bytes, decoded here).
+      const decoder = new TextDecoder();
+      const inBytes = (count, render) => {
+        let out = '';
+        for (let from = 0; from <= count; from += 2) out += decoder.decode(render(from, from + 2));
+        return out;
+      };
+      const tail = report.tableTailHead()
+        + inBytes(n, (a, b) => report.tableWarningsBytes(a, b))
+        + inBytes(n, (a, b) => report.tableNotesBytes(a, b, new Uint8Array(1 << 16)))
+        + report.tableTailMiddle()
+        + inBytes(report.rollupCount, (a, b) => report.tableRollupBytes(a, b));
+      assert.equal(tail, report.tableTail(), name);
       assert.equal(JSON.parse(report.json()).rows.length, n);
       report.free();
     }

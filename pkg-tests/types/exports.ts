@@ -63,10 +63,13 @@ const full: { [K in keyof typeof ts]: Entry } = {
     const n2: number = report.rowCount;
     const pieces: string = report.tableHead() + report.tableRows(0, n2) + report.tableTail()
       + report.jsonHead() + report.jsonRows(0, n2) + report.jsonTail() + report.jsonlRows(0, n2)
-      + report.jsonMiddle() + report.jsonRollup(0, report.rollupCount) + report.jsonEnd();
+      + report.jsonMiddle() + report.jsonRollup(0, report.rollupCount) + report.jsonEnd()
+      + report.tableTailHead() + report.tableTailMiddle();
     const utf8: Uint8Array[] = [report.tableRowsBytes(0, n2), report.jsonRowsBytes(0, n2),
       report.jsonRollupBytes(0, report.rollupCount), report.jsonlRowsBytes(0, n2),
-      report.jsonRowsBytes(0, n2, new Uint8Array(1 << 16)), report.tableRowsBytes(0, n2, null), report.tableTailBytes(), report.tableTailBytes(new Uint8Array(64))];
+      report.jsonRowsBytes(0, n2, new Uint8Array(1 << 16)), report.tableRowsBytes(0, n2, null), report.tableTailBytes(), report.tableTailBytes(new Uint8Array(64)),
+      report.tableWarningsBytes(0, n2), report.tableNotesBytes(0, n2, new Uint8Array(64)),
+      report.tableRollupBytes(0, report.rollupCount, null)];
     return `${n} ${report.table()} ${report.json()} ${report.jsonl()} ${report.counts.total} ${pieces} ${utf8.length} ${reserved}`;
   },
   CheckReport: (): unknown => ts.CheckReport,

@@ -87,6 +87,8 @@ fn pieces_of(
 
 #[test]
 fn streamed_renderings_equal_the_one_shot_ones() {
+    // The table's tail in pieces is exercised with warnings and with notes.
+    let (mut warned, mut noted) = (false, false);
     for (name, input, options) in inputs() {
         let report = check_bytes(&input, options);
         if name.starts_with("many") {
@@ -109,7 +111,16 @@ fn streamed_renderings_equal_the_one_shot_ones() {
                 + &pieces(&report, step, render::table_rows)
                 + &render::table_tail(&report);
             assert_eq!(table, render::table(&report), "{name}, step {step}");
+            let tail = render::table_tail_head(&report)
+                + &pieces(&report, step, render::table_warnings)
+                + &pieces(&report, step, render::table_notes)
+                + &render::table_tail_middle(&report)
+                + &pieces_of(&report, report.rollup.len(), step, render::table_rollup);
+            assert_eq!(tail, render::table_tail(&report), "{name}, step {step}");
         }
+        let rows = report.rows.len();
+        warned |= !render::table_warnings(&report, 0, rows).is_empty();
+        noted |= !render::table_notes(&report, 0, rows).is_empty();
         // Each JSONL line is byte for byte what serde_json writes for its row.
         let jsonl = render::jsonl(&report);
         assert_eq!(jsonl.lines().count(), report.rows.len(), "{name}");
@@ -127,4 +138,5 @@ fn streamed_renderings_equal_the_one_shot_ones() {
             );
         }
     }
+    assert!(warned && noted, "warnings {warned}, notes {noted}");
 }

@@ -573,10 +573,24 @@ impl CheckReport {
         render::table_rows(&self.report, from as usize, to as usize)
     }
 
-    /// Everything after the table's rows: the summary line and the `#` comments.
+    /// Everything after the table's rows: the summary line and the `#` comments. In pieces:
+    /// `tableTailHead()`, `tableWarningsBytes` then `tableNotesBytes` over rows 0 to
+    /// `rowCount`, `tableTailMiddle()`, `tableRollupBytes` over 0 to `rollupCount`.
     #[wasm_bindgen(js_name = tableTail)]
     pub fn table_tail(&self) -> String {
         render::table_tail(&self.report)
+    }
+
+    /// The tail's first lines: the blank line, the summary, what the input was read as.
+    #[wasm_bindgen(js_name = tableTailHead)]
+    pub fn table_tail_head(&self) -> String {
+        render::table_tail_head(&self.report)
+    }
+
+    /// The tail's skipped, invalid and not-kept lines, between the notes and the rollup.
+    #[wasm_bindgen(js_name = tableTailMiddle)]
+    pub fn table_tail_middle(&self) -> String {
+        render::table_tail_middle(&self.report)
     }
 
     /// The JSON report up to and including `"rows": [`. `jsonHead() + jsonRows(0, rowCount)
@@ -662,6 +676,41 @@ impl CheckReport {
     pub fn table_tail_bytes(&self, into: Option<JsBuffer>) -> Result<Uint8Array, JsValue> {
         let into = buffer(into)?;
         Ok(bytes_into(render::table_tail(&self.report), into))
+    }
+
+    /// The tail's `# warning` lines of rows `from` to `to` (exclusive; clamped to `rowCount`)
+    /// as UTF-8 bytes (`into` as for `tableRowsBytes`); see `tableTail`.
+    #[wasm_bindgen(js_name = tableWarningsBytes)]
+    pub fn table_warnings_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        self.range_bytes(render::table_warnings, from, to, into)
+    }
+
+    /// The tail's `# note` lines of rows `from` to `to`, as `tableWarningsBytes`.
+    #[wasm_bindgen(js_name = tableNotesBytes)]
+    pub fn table_notes_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        self.range_bytes(render::table_notes, from, to, into)
+    }
+
+    /// The tail's `# parent` lines of rollup entries `from` to `to` (exclusive; clamped to
+    /// `rollupCount`) as UTF-8 bytes (`into` as for `tableRowsBytes`); see `tableTail`.
+    #[wasm_bindgen(js_name = tableRollupBytes)]
+    pub fn table_rollup_bytes(
+        &self,
+        from: u32,
+        to: u32,
+        into: Option<JsBuffer>,
+    ) -> Result<Uint8Array, JsValue> {
+        self.range_bytes(render::table_rollup, from, to, into)
     }
 
     /// `jsonRows(from, to)` as UTF-8 bytes (`into` as for `tableRowsBytes`): `jsonHead()`,

@@ -98,7 +98,33 @@ fn pad_number(out: &mut String, n: u64, width: usize) {
 }
 
 /// Everything after the table's rows: the blank line, the summary and the `#` comments.
+/// The same text as [`table_tail_head`] + [`table_warnings`] and then [`table_notes`] over
+/// every row + [`table_tail_middle`] + [`table_rollup`] over every rollup entry, the pieces a
+/// front end writes one after the other: a trace export can have a note on every row (50 MB
+/// of the bench's Agents SDK export: 31,127 notes, a 5.5 MB tail), and a run with a hundred
+/// thousand rollup parents makes a 15 MB one, which whole was held in the module as it grew
+/// and again as the writer's copy.
 pub fn table_tail(report: &Report) -> String {
+    let rows = report.rows.len();
+    let mut out = table_tail_head(report);
+    out.push_str(&table_warnings(report, 0, rows));
+    out.push_str(&table_notes(report, 0, rows));
+    out.push_str(&table_tail_middle(report));
+    out.push_str(&table_rollup(report, 0, report.rollup.len()));
+    out
+}
+
+/// What the `#` comments call a row's place: trace formats read as one document number their
+/// entries (spans) instead of lines.
+fn place_word(report: &Report) -> &'static str {
+    match &report.read_as {
+        Some(r) if r.layout == Layout::Document => "entry",
+        _ => "line",
+    }
+}
+
+/// The blank line after the rows, the summary, and what the input was read as.
+pub fn table_tail_head(report: &Report) -> String {
     let mut out = String::new();
     let c = &report.counts;
     let _ = writeln!(
@@ -112,11 +138,6 @@ pub fn table_tail(report: &Report) -> String {
     if let Some(line) = &report.nothing_checked {
         let _ = writeln!(out, "# {line}");
     }
-    // Trace formats read as one document number their entries (spans) instead of lines.
-    let at = match &report.read_as {
-        Some(r) if r.layout == Layout::Document => "entry",
-        _ => "line",
-    };
     if let Some(read_as) = &report.read_as {
         let conventions = if read_as.conventions.is_empty() {
             String::new()
@@ -131,13 +152,17 @@ pub fn table_tail(report: &Report) -> String {
             conventions
         );
     }
-    // The warnings, then the notes, of every row: one walk over the rows that have any (a
-    // row is decoded from its compact record only then), the notes gathered apart. Pushed
-    // piece by piece, as the rows are, not through `write!`: a trace export can have a note
-    // on every row (a declared cut, a result no model call received), and formatting each
-    // line was most of the tail's time.
-    let mut notes = String::new();
-    for row in report.rows.remarked() {
+    out
+}
+
+/// The `# warning` lines of rows `from..to` (in the report's order, clamped): a row is
+/// decoded from its compact record only when it has warnings (a bit of its record says so).
+/// Pushed piece by piece, as the rows are, not through `write!`: formatting each line was
+/// most of the tail's time.
+pub fn table_warnings(report: &Report, from: usize, to: usize) -> String {
+    let at = place_word(report);
+    let mut out = String::new();
+    for row in report.rows.warned(from, to) {
         for w in row.warnings {
             out.push_str("# warning ");
             out.push_str(at);
@@ -147,26 +172,41 @@ pub fn table_tail(report: &Report) -> String {
             out.push_str(&esc(w));
             out.push('\n');
         }
-        if row.notes.is_empty() {
-            continue;
-        }
+    }
+    out
+}
+
+/// The `# note` lines of rows `from..to`, decoding only the rows with notes (as
+/// [`table_warnings`]).
+pub fn table_notes(report: &Report, from: usize, to: usize) -> String {
+    let at = place_word(report);
+    let mut out = String::new();
+    for row in report.rows.noted(from, to) {
         let span = esc(row.span_id.unwrap_or("-"));
         let join = row.join.map_or("", |j| j.as_str());
         for n in row.notes {
-            notes.push_str("# note ");
-            notes.push_str(at);
-            notes.push(' ');
-            push_u64(&mut notes, row.line);
-            notes.push_str(" (");
-            notes.push_str(&span);
-            notes.push_str(", join=");
-            notes.push_str(join);
-            notes.push_str("): ");
-            notes.push_str(&esc(n));
-            notes.push('\n');
+            out.push_str("# note ");
+            out.push_str(at);
+            out.push(' ');
+            push_u64(&mut out, row.line);
+            out.push_str(" (");
+            out.push_str(&span);
+            out.push_str(", join=");
+            out.push_str(join);
+            out.push_str("): ");
+            out.push_str(&esc(n));
+            out.push('\n');
         }
     }
-    out.push_str(&notes);
+    out
+}
+
+/// The skipped and invalid lines (each list capped where it was kept) and what the memory
+/// limit did not keep.
+pub fn table_tail_middle(report: &Report) -> String {
+    let c = &report.counts;
+    let at = place_word(report);
+    let mut out = String::new();
     if report.read_as.is_some() {
         // Trace formats skip every span that is not a tool call: one line per reason.
         let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();
@@ -222,11 +262,21 @@ pub fn table_tail(report: &Report) -> String {
             nk.spans
         );
     }
-    // One line per entry: its id and labels (within its record's bytes) and at most 80
-    // bytes around them, reserved at once rather than doubled into (a run with a hundred
-    // thousand rollup parents makes a 15 MB tail, held beside the report at the peak).
-    out.reserve(report.rollup.record_bytes() + 80 * report.rollup.len());
-    for r in report.rollup.iter() {
+    out
+}
+
+/// The `# parent` lines of rollup entries `from..to` (clamped): one line per entry, its id
+/// and labels (within its record's bytes) and at most 80 bytes around them, reserved at once
+/// rather than doubled into.
+pub fn table_rollup(report: &Report, from: usize, to: usize) -> String {
+    let to = to.min(report.rollup.len());
+    let from = from.min(to);
+    let whole = report.rollup.len().max(1);
+    let mut out = String::with_capacity(
+        report.rollup.record_bytes() / whole * (to - from) + 80 * (to - from),
+    );
+    for i in from..to {
+        let r = report.rollup.get(i).expect("index within len");
         let unlisted = (r.silent_clip + r.incomplete).saturating_sub(r.flagged.len() as u64);
         let more = if unlisted > 0 {
             format!(" (+{unlisted} more)")

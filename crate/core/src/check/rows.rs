@@ -57,8 +57,10 @@ const CLIP_RATIO: u8 = 1 << 4;
 const CLIP_RATIO_STORED: u8 = 1 << 5;
 /// Bits of a record's third byte (bits 0-1 are the join).
 const TOKENS_ESTIMATED: u8 = 1 << 2;
-/// The row has warnings or notes: the table's tail, which lists them, decodes only such rows.
-const REMARKED: u8 = 1 << 3;
+/// The row has warnings, or notes: the table's tail, which lists them (the warnings of every
+/// row, then the notes), decodes only such rows.
+const WARNED: u8 = 1 << 3;
+const NOTED: u8 = 1 << 4;
 /// Payload bits per byte of [`put`]'s integers, and the bit that says another byte follows.
 const SIX_BITS: u64 = 0x3f;
 const MORE: u8 = 0x40;
@@ -359,9 +361,25 @@ impl Rows {
     /// The rows with warnings or notes, in the report's order, borrowed: the others are
     /// passed over on one byte of their record, not decoded.
     pub fn remarked(&self) -> impl Iterator<Item = RowRef<'_>> + '_ {
-        (0..self.len()).filter_map(move |i| {
+        self.marked(WARNED | NOTED, 0, self.len())
+    }
+
+    /// The rows with warnings among rows `from..to` (clamped to the rows there are), as
+    /// [`remarked`](Self::remarked).
+    pub fn warned(&self, from: usize, to: usize) -> impl Iterator<Item = RowRef<'_>> + '_ {
+        self.marked(WARNED, from, to)
+    }
+
+    /// The rows with notes among rows `from..to`, as [`warned`](Self::warned).
+    pub fn noted(&self, from: usize, to: usize) -> impl Iterator<Item = RowRef<'_>> + '_ {
+        self.marked(NOTED, from, to)
+    }
+
+    fn marked(&self, mask: u8, from: usize, to: usize) -> impl Iterator<Item = RowRef<'_>> + '_ {
+        let to = to.min(self.len());
+        (from.min(to)..to).filter_map(move |i| {
             let at = self.arrival(i).filter(|&at| at < self.len)?;
-            (self.record(at).0[2] & REMARKED != 0).then(|| self.view(at))
+            (self.record(at).0[2] & mask != 0).then(|| self.view(at))
         })
     }
 
@@ -455,10 +473,10 @@ impl Rows {
             }
         };
         let status = row.status.priority();
-        let remarked = !(row.warnings.is_empty() && row.notes.is_empty());
         let misc = join_code(row.join)
             | (u8::from(row.injected_tokens_estimated) * TOKENS_ESTIMATED)
-            | (u8::from(remarked) * REMARKED);
+            | (u8::from(!row.warnings.is_empty()) * WARNED)
+            | (u8::from(!row.notes.is_empty()) * NOTED);
         arena.push(char::from(status));
         arena.push(char::from(flags));
         arena.push(char::from(misc));

@@ -251,7 +251,12 @@ async function checkFiles(args, { toolslice, stdout, stderr, prepared }) {
       } else {
         await out.add((i > 0 ? '\n' : '') + (files.length > 1 ? `== ${file}\n` : '') + report.tableHead());
         await out.rows(report.rowCount, (from, to, into) => report.tableRowsBytes(from, to, into));
-        await out.piece((into) => report.tableTailBytes(into));
+        // The tail in pieces too: a trace export can have a note on every row.
+        await out.add(report.tableTailHead());
+        await out.rows(report.rowCount, (from, to, into) => report.tableWarningsBytes(from, to, into));
+        await out.rows(report.rowCount, (from, to, into) => report.tableNotesBytes(from, to, into));
+        await out.add(report.tableTailMiddle());
+        await out.rows(report.rollupCount, (from, to, into) => report.tableRollupBytes(from, to, into));
       }
     }
   }
