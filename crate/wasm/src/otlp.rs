@@ -178,10 +178,10 @@ pub fn otlp_split(
     // Every byte array of the result is a view of one buffer: the passthrough, then per
     // trace its measures and its held spans, end to end. A `Uint8Array` of its own costs V8
     // a backing store (malloc, zeroing, a sweep when collected: about 1-2 µs in Node 20
-    // whatever its size past 64 bytes), and a split made one per array, a request's largest
-    // cost after reading it: on the 17,625 requests of the bench's 50 MB OTLP file, 3.7
-    // arrays a request, one buffer took the split from 0.315 to 0.228 s (median of 5
-    // processes' medians; scripts/bench-endpoint.mjs). Who keeps a view long or clones it
+    // whatever its size past 64 bytes), and a split made one per array (about a fifth of
+    // its time in a CPU profile): on the 17,625 requests of the bench's 50 MB OTLP file, 3.7
+    // arrays a request, one buffer took the split from 0.347 to 0.294 s (medians of 7
+    // interleaved processes; scripts/bench-endpoint.mjs). Who keeps a view long or clones it
     // copies it first (crate/wasm/js/otlp/keeper.js, the worker's Durable Object calls).
     let mut all = Vec::with_capacity(split_bytes(&split));
     let passthrough = split.passthrough.as_deref().map(|p| append(&mut all, p));
