@@ -128,3 +128,26 @@ test('a keeper over a copying storage stores each held span as its own bytes, an
   const [s] = forwarded[0];
   assert.equal(s.attributes.find((a) => a.key === 'toolslice.status').value.stringValue, 'silent_clip');
 });
+
+test('names of any length and script, a split with no passthrough or no trace: as the core made them', () => {
+  const longKey = `${'k'.repeat(100)}é`;
+  const both = api.otlpSplit(request([tool('tracé-ü', 'c1', 'one'), { ...tool('x'.repeat(80), 'c2', 'two'), spanId: longKey }]), 'json');
+  assert.equal(both.passthrough, undefined);
+  assert.deepEqual(both.traces.map((t) => [t.traceId, t.held.length]), [['tracé-ü', 1], ['x'.repeat(80), 1]]);
+  assert.equal(both.traces[1].held[0].key, longKey);
+  assert.deepEqual([both.spans, both.tools, both.models], [2, 2, 0]);
+  // One buffer for both traces' parts, end to end, nothing else in it.
+  const parts = both.traces.flatMap((t) => [t.measures, ...t.held.map((h) => h.body)]);
+  assert.equal(parts.reduce((n, p) => n + p.byteLength, 0), parts[0].buffer.byteLength);
+  // A span without a span id is held under a digest of its bytes.
+  const anonymous = api.otlpSplit(request([{ ...tool('', 'c3', 'three'), spanId: '' }]), 'json');
+  assert.equal(anonymous.traces[0].traceId, '');
+  assert.match(anonymous.traces[0].held[0].key, /^sha256:[0-9a-f]{32}$/);
+  // Nothing to hold: the request passes whole and no trace is named.
+  const body = request([other(traceA)]);
+  const none = api.otlpSplit(body, 'json');
+  assert.deepEqual([none.traces, none.spans, none.tools, none.models, none.encoding], [[], 1, 0, 0, 'json']);
+  assert.deepEqual([...none.passthrough], [...body]);
+  // Written as protobuf for a protobuf-only upstream: the encoding says so.
+  assert.equal(api.otlpSplit(request([tool(traceA, 'c4', 'four')]), 'json', true).encoding, 'protobuf');
+});
