@@ -358,14 +358,9 @@ impl Rows {
         }
     }
 
-    /// The rows with warnings or notes, in the report's order, borrowed: the others are
-    /// passed over on one byte of their record, not decoded.
-    pub fn remarked(&self) -> impl Iterator<Item = RowRef<'_>> + '_ {
-        self.marked(WARNED | NOTED, 0, self.len())
-    }
-
-    /// The rows with warnings among rows `from..to` (clamped to the rows there are), as
-    /// [`remarked`](Self::remarked).
+    /// The rows with warnings among rows `from..to` (clamped to the rows there are), in the
+    /// report's order, borrowed: the others are passed over on one byte of their record, not
+    /// decoded.
     pub fn warned(&self, from: usize, to: usize) -> impl Iterator<Item = RowRef<'_>> + '_ {
         self.marked(WARNED, from, to)
     }
@@ -920,7 +915,7 @@ mod tests {
     }
 
     #[test]
-    fn remarked_rows_are_those_with_warnings_or_notes_in_report_order() {
+    fn warned_and_noted_rows_are_those_with_warnings_or_notes_in_report_order() {
         let mut rows = Rows::default();
         let (warning, note) = (["w".to_string()], ["n".to_string()]);
         // (line, status, warnings, notes): arrival order is not the report's.
@@ -937,13 +932,34 @@ mod tests {
             rows.push(row);
         }
         rows.sort();
-        let remarked: Vec<u64> = rows.remarked().map(|r| r.line).collect();
-        let by_walk: Vec<u64> = rows
-            .iter()
-            .filter(|r| !(r.warnings.is_empty() && r.notes.is_empty()))
-            .map(|r| r.line)
-            .collect();
-        assert_eq!(remarked, [3, 1, 5]);
-        assert_eq!(remarked, by_walk);
+        let lines =
+            |it: &mut dyn Iterator<Item = RowRef<'_>>| it.map(|r| r.line).collect::<Vec<u64>>();
+        let warned = lines(&mut rows.warned(0, rows.len()));
+        let noted = lines(&mut rows.noted(0, rows.len()));
+        assert_eq!(
+            warned,
+            lines(&mut rows.iter().filter(|r| !r.warnings.is_empty()))
+        );
+        assert_eq!(
+            noted,
+            lines(&mut rows.iter().filter(|r| !r.notes.is_empty()))
+        );
+        assert_eq!((&warned[..], &noted[..]), (&[3, 1][..], &[1, 5][..]));
+        // A range is of the report's order, clamped.
+        let order = lines(&mut rows.iter());
+        for (from, to) in [(0, 2), (1, 3), (2, 5), (3, 99), (9, 99)] {
+            let within = |line: &u64| order[from.min(5)..to.min(5)].contains(line);
+            let expect = |of: &[u64]| of.iter().copied().filter(within).collect::<Vec<u64>>();
+            assert_eq!(
+                lines(&mut rows.warned(from, to)),
+                expect(&warned),
+                "{from}..{to}"
+            );
+            assert_eq!(
+                lines(&mut rows.noted(from, to)),
+                expect(&noted),
+                "{from}..{to}"
+            );
+        }
     }
 }
