@@ -74,6 +74,39 @@ test('a check writes its code to the cache, and the next one reads it and report
   assert.equal(threads.stdout, plain.stdout, threads.stderr);
 });
 
+test('a run of less than 1 MiB with the cache\'s code leaves the cache alone; a larger one saves what it optimized', { skip: !onMeasuredV8 && 'the cache is used on V8 11 only' }, () => {
+  // A small check first: its cache holds little optimized code. Then, in one process with
+  // that cache, a larger check optimizes more; asked to save after reading 1 MiB less a
+  // byte it writes nothing, after reading 1 MiB it writes, and the next process loads it.
+  const dir = join(mkdtempSync(join(tmpdir(), 'toolslice-cc-')), 'cache');
+  assert.equal(check([fixture('clipped.jsonl')], dir).stderr, '');
+  const [file] = cacheFiles(dir);
+  const before = readFileSync(join(dir, file));
+  const input = trace();
+  const src = `
+    import { readFileSync } from 'node:fs';
+    import { tierForOneCheck } from ${JSON.stringify(join(pkg, 'cli/tiering.mjs'))};
+    const cache = await import(${JSON.stringify(join(pkg, 'cli/code-cache.mjs'))});
+    tierForOneCheck();
+    const ts = cache.initCheckGlue(await import(${JSON.stringify(join(pkg, 'check/toolslice.js'))}));
+    if (!cache.compiledCheckModule().cached) throw new Error('the small check left no cache');
+    const data = readFileSync(${JSON.stringify(input)});
+    for (let pass = 0; pass < 3; pass++) {
+      const checker = new ts.Checker({ flaggedOnly: true });
+      checker.push(data);
+      checker.finish().free();
+    }
+    const small = cache.saveCompiledCheckModule((1 << 20) - 1);
+    const large = cache.saveCompiledCheckModule(1 << 20);
+    process.stdout.write(JSON.stringify({ small, large }));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', src], { encoding: 'utf8', env: envWith(dir) });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { small: false, large: true });
+  const after = readFileSync(join(dir, file));
+  assert.ok(after.length > before.length, `the larger run's code is kept (${before.length} -> ${after.length} bytes)`);
+  assert.equal(loadsCached(dir), true);
+});
+
 test('a check in several threads writes the cache a later run reads', { skip: !onMeasuredV8 && 'the cache is used on V8 11 only' }, () => {
   // The workers run the module this thread compiled, and optimize some of its functions
   // themselves: the save after them writes code a later run takes, and the same report.

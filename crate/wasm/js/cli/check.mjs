@@ -218,9 +218,11 @@ async function checkFiles(args, { toolslice, stdout, stderr, prepared }) {
 
   const threads = threadsOf(values);
   const results = [];
+  // The bytes read, for the code cache's save below.
+  const read = { bytes: 0 };
   for (const [i, file] of files.entries()) {
     const parts = i === 0 && prepared?.file === file ? prepared : undefined;
-    const report = await checkOne(toolslice, file, options, stderr, threads, parts);
+    const report = await checkOne(toolslice, file, options, stderr, threads, parts, read);
     results.push({ file, report });
   }
 
@@ -263,7 +265,7 @@ async function checkFiles(args, { toolslice, stdout, stderr, prepared }) {
   await out.flush();
   for (const { report } of results) report.free();
   // The report is out: what this run optimized is kept for the next (./code-cache.mjs).
-  saveCompiledCheckModule();
+  saveCompiledCheckModule(read.bytes);
   if (notes.length) await write(stderr, notes.join(''));
   return exitCode;
 }
@@ -329,8 +331,8 @@ class Output {
   }
 }
 
-// `threads`: { threads, minBytes } (see `threadsOf`).
-async function checkOne(toolslice, file, options, stderr, threads, prepared) {
+// `threads`: { threads, minBytes } (see `threadsOf`); `read.bytes` grows by the bytes read.
+async function checkOne(toolslice, file, options, stderr, threads, prepared, read) {
   const checker = new toolslice.Checker(options);
   const total = file === '-' ? stdinFileSize() : sizeOf(file);
   // The report of span JSONL takes up to about the input's size in the module (0.7x mostly
@@ -367,6 +369,7 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared) {
     }
   }
   if (showProgress && lastShown) stderr.write('\r\x1b[K');
+  read.bytes += checker.bytesRead;
   return checker.finish();
 }
 
