@@ -48,3 +48,32 @@ test('streaming, errors with codes, and span-run comparison work as in the full 
   assert.throws(() => check.checkSpans(42), (err) => err instanceof Error && err.code === 'invalid_argument');
   assert.deepEqual(check.compareSpanRuns(input, read('good.jsonl')), full.compareSpanRuns(input, read('good.jsonl')));
 });
+
+test('finishForExit reports what finish reports, in both modules, and the instance checks on afterwards', () => {
+  // The command line ends its last check with `finishForExit`, leaving the join's working
+  // state unfreed; the report must be `finish`'s, and the instance (which the command line
+  // does not use again) must still check correctly after it.
+  const inputs = [
+    ...readdirSync(fixtures).filter((n) => n.endsWith('.jsonl')).map((n) => read(n)),
+    ...readdirSync(formats).filter((n) => /\.jsonl?$/.test(n)).map((n) => read(n, formats)),
+  ];
+  for (const mod of [check, full]) {
+    for (const input of inputs) {
+      const report = (end) => {
+        const checker = new mod.Checker({ flaggedOnly: false });
+        for (let at = 0; at < input.length; at += 1000) checker.push(input.subarray(at, at + 1000));
+        const r = checker[end]();
+        const out = { json: r.json(), table: r.table() };
+        r.free();
+        return out;
+      };
+      const finished = report('finish');
+      assert.deepEqual(report('finishForExit'), finished);
+      assert.deepEqual(report('finish'), finished);
+    }
+    const used = new mod.Checker();
+    used.push(read('good.jsonl'));
+    used.finishForExit().free();
+    assert.throws(() => used.finishForExit(), /finished/);
+  }
+});

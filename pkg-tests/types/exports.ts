@@ -60,7 +60,8 @@ const full: { [K in keyof typeof ts]: Entry } = {
     c.push(bytes);
     const n: number = c.bytesRead + c.linesRead + c.spansRead;
     const report: CheckReport = c.finish();
-    const n2: number = report.rowCount;
+    const exiting: CheckReport = new ts.Checker().finishForExit();
+    const n2: number = report.rowCount + exiting.rowCount;
     const pieces: string = report.tableHead() + report.tableRows(0, n2) + report.tableTail()
       + report.jsonHead() + report.jsonRows(0, n2) + report.jsonTail() + report.jsonlRows(0, n2)
       + report.jsonMiddle() + report.jsonRollup(0, report.rollupCount) + report.jsonEnd()

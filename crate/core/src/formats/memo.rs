@@ -88,9 +88,10 @@ pub(super) fn next_input() {
     });
 }
 
-/// A check ended: nothing is kept for the next one.
-pub(super) fn forget() {
-    MEMO.take();
+/// A check ended: nothing is kept for the next one (and with [`super::End::Leave`], the
+/// tables are left taken rather than freed).
+pub(super) fn forget(end: super::End) {
+    end.release(MEMO.take());
 }
 
 #[derive(Default)]
@@ -268,7 +269,7 @@ mod tests {
 
     #[test]
     fn a_run_measures_each_text_once() {
-        forget();
+        forget(crate::formats::End::Free);
         let results: Vec<String> = (0..6).map(|i| long(&format!("result {i}"))).collect();
         let mut measures = 0;
         // Each model input re-lists every earlier result: 6 results, 15 tool messages.
@@ -281,12 +282,31 @@ mod tests {
             }
         }
         assert_eq!(measures, results.len());
-        forget();
+        forget(crate::formats::End::Free);
+    }
+
+    #[test]
+    fn a_check_ending_either_way_leaves_nothing_for_the_next() {
+        // With `End::Leave` the tables are not freed, but the next check still finds nothing:
+        // a text measured before is measured again.
+        for end in [crate::formats::End::Free, crate::formats::End::Leave] {
+            forget(crate::formats::End::Free);
+            let a = long("a");
+            assert_eq!(measure_all(&[&a]), 1);
+            assert_eq!(measure_all(&[&a]), 0);
+            forget(end);
+            assert_eq!(
+                MEMO.with_borrow(|m| m.current.entries.len() + m.previous.entries.len()),
+                0
+            );
+            assert_eq!(measure_all(&[&a]), 1, "{end:?}");
+        }
+        forget(crate::formats::End::Free);
     }
 
     #[test]
     fn a_text_older_than_the_previous_input_is_measured_again() {
-        forget();
+        forget(crate::formats::End::Free);
         let (a, b, c) = (long("a"), long("b"), long("c"));
         assert_eq!(measure_all(&[&a]), 1);
         next_input();
@@ -298,14 +318,14 @@ mod tests {
         next_input();
         next_input();
         assert_eq!(measure_all(&[&a, &b, &c]), 0);
-        forget();
+        forget(crate::formats::End::Free);
         assert_eq!(measure_all(&[&a]), 1);
-        forget();
+        forget(crate::formats::End::Free);
     }
 
     #[test]
     fn after_many_misses_a_sample_is_kept_until_one_is_found() {
-        forget();
+        forget(crate::formats::End::Free);
         let n = MISSES_BEFORE_SAMPLING as usize + 4 * SAMPLE_EVERY as usize;
         let texts: Vec<String> = (0..n).map(|i| long(&format!("once {i}"))).collect();
         let all: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -320,7 +340,7 @@ mod tests {
         assert_eq!(measure_all(&all), 0);
         // Texts looked up and none kept still make an input's worth: the input after them
         // drops what was kept before them.
-        forget();
+        forget(crate::formats::End::Free);
         let (a, b) = (long("a"), long("b"));
         assert_eq!(measure_all(&[&a]), 1);
         next_input();
@@ -329,17 +349,17 @@ mod tests {
         assert_eq!(MEMO.with_borrow(|m| m.current.entries.len()), 0);
         next_input();
         assert_eq!(measure_all(&[&a]), 1);
-        forget();
+        forget(crate::formats::End::Free);
     }
 
     #[test]
     fn short_texts_are_not_kept() {
-        forget();
+        forget(crate::formats::End::Free);
         let short = "x".repeat(MIN_BYTES - 1);
         assert_eq!(measure_all(&[&short, &short]), 2);
         let at_min = "x".repeat(MIN_BYTES);
         assert_eq!(measure_all(&[&at_min, &at_min]), 1);
-        forget();
+        forget(crate::formats::End::Free);
     }
 
     #[test]

@@ -830,7 +830,7 @@ pub(crate) mod tests {
     fn document_both_ways(doc: &[u8], option: FormatOption) -> (Vec<String>, Vec<String>) {
         let run = |fast| {
             let mut sink = Recorder::default();
-            read_document_as(option, doc, &mut sink, fast);
+            read_document_as(option, doc, &mut sink, fast, crate::formats::End::Free);
             sink.0
         };
         (run(true), run(false))

@@ -84,6 +84,8 @@ pub(crate) struct Reader {
     line_no: u64,
     line_limit: usize,
     document_limit: usize,
+    /// What [`finish`](Self::finish) does with the tool and model calls it joined.
+    end: super::End,
 }
 
 impl Reader {
@@ -112,6 +114,7 @@ impl Reader {
             line_no: 0,
             line_limit,
             document_limit,
+            end: super::End::Free,
         }
     }
 
@@ -288,6 +291,13 @@ impl Reader {
         }
     }
 
+    /// [`finish`](Self::finish), leaving the trace's tool and model calls, and the measures
+    /// kept for re-listed inputs, unfreed (see [`super::End::Leave`]).
+    pub fn finish_for_exit<S: Sink>(mut self, sink: &mut S) {
+        self.end = super::End::Leave;
+        self.finish(sink)
+    }
+
     pub fn finish<S: Sink>(mut self, sink: &mut S) {
         if let State::Start {
             head,
@@ -329,6 +339,7 @@ impl Reader {
                 mut collector,
             } => {
                 finish_json_lines(lines, format, &mut self.line_no, &mut collector, sink);
+                collector.leave_at_end = self.end == super::End::Leave;
                 let conventions = collector.finish(sink);
                 sink.set_format(
                     format.as_str(),
@@ -356,7 +367,9 @@ impl Reader {
                     }),
                 );
             }
-            State::Document { buf, .. } => read_document(self.option, strip_bom(&buf), sink),
+            State::Document { buf, .. } => {
+                read_document_as(self.option, strip_bom(&buf), sink, true, self.end)
+            }
         }
     }
 }
@@ -566,14 +579,19 @@ pub(super) fn json_line_as(
     }
 }
 
-fn read_document(option: FormatOption, buf: &[u8], sink: &mut dyn Sink) {
-    read_document_as(option, buf, sink, true)
-}
-
-/// [`read_document`], with the fast OTLP reader or (`fast` false, for the tests that compare
-/// the two) without it.
-pub(super) fn read_document_as(option: FormatOption, buf: &[u8], sink: &mut dyn Sink, fast: bool) {
-    let mut collector = Collector::default();
+/// Reads a whole document, with the fast OTLP reader or (`fast` false, for the tests that
+/// compare the two) without it; `end`: what the join does with the calls it joined.
+pub(super) fn read_document_as(
+    option: FormatOption,
+    buf: &[u8],
+    sink: &mut dyn Sink,
+    fast: bool,
+    end: super::End,
+) {
+    let mut collector = Collector {
+        leave_at_end: end == super::End::Leave,
+        ..Collector::default()
+    };
     let mut entries = Entries::document();
     // An ordinary OTLP request is read without a tree; whatever it read as, detection would
     // have said `otlp` (it has `resourceSpans`).

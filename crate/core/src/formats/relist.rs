@@ -172,9 +172,10 @@ pub(super) fn end(read: Option<&str>, depth: u32, max_members: u32) {
     })
 }
 
-/// A check ended: nothing is kept for the next one.
-pub(super) fn forget() {
-    RELIST.take();
+/// A check ended: nothing is kept for the next one (and with [`super::End::Leave`], the
+/// kept inputs are left taken rather than freed).
+pub(super) fn forget(end: super::End) {
+    end.release(RELIST.take());
 }
 
 #[cfg(test)]
@@ -242,23 +243,46 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_check_ending_either_way_leaves_nothing_for_the_next() {
+        // With `End::Leave` the kept inputs are not freed, but the next check resumes from
+        // none of them.
+        let longer = format!("{}{MORE}", &FIRST[..FIRST.len() - 1]);
+        for end in [crate::formats::End::Free, crate::formats::End::Leave] {
+            forget(crate::formats::End::Free);
+            RESUMED.with(|n| n.set(0));
+            read_text(FIRST);
+            read_text(&longer);
+            assert_eq!(RESUMED.with(Cell::get), 1, "kept within a check");
+            forget(end);
+            assert_eq!(RELIST.with_borrow(|r| r.kept.len()), 0);
+            read_text(&longer);
+            assert_eq!(
+                RESUMED.with(Cell::get),
+                1,
+                "{end:?}: resumed from a check before"
+            );
+        }
+        forget(crate::formats::End::Free);
+    }
+
     /// `text` read alone, nothing kept before or after.
     fn fresh(text: &str) -> Option<Option<Input>> {
-        forget();
+        forget(crate::formats::End::Free);
         let read = read_text(text);
-        forget();
+        forget(crate::formats::End::Free);
         read
     }
 
     /// `texts` read in turn on one thread: what the last gave, and how many were resumed.
     fn in_turn(texts: &[&str]) -> (Option<Option<Input>>, usize) {
-        forget();
+        forget(crate::formats::End::Free);
         RESUMED.with(|n| n.set(0));
         let mut last = None;
         for text in texts {
             last = read_text(text);
         }
-        forget();
+        forget(crate::formats::End::Free);
         (last, RESUMED.with(Cell::get))
     }
 
@@ -357,13 +381,13 @@ mod tests {
             let order: Vec<&str> = (0..4)
                 .flat_map(|i| runs[..n].iter().map(move |run| run[i].as_str()))
                 .collect();
-            forget();
+            forget(crate::formats::End::Free);
             RESUMED.with(|c| c.set(0));
             for text in &order {
                 assert_eq!(read_text(text), fresh_kept(text), "{text}");
             }
             let resumed = RESUMED.with(Cell::get);
-            forget();
+            forget(crate::formats::End::Free);
             assert_eq!(resumed, if n == KEPT { 3 * n } else { 0 }, "{n} runs");
         }
     }
@@ -394,7 +418,7 @@ mod tests {
     /// limit on object members: its entries were accepted there.
     #[test]
     fn a_deeper_list_does_not_resume() {
-        forget();
+        forget(crate::formats::End::Free);
         let text = r#"[{"role": "tool", "content": "x"}]"#;
         let longer = r#"[{"role": "tool", "content": "x"}, 1]"#;
         end(Some(text), 5, u32::MAX);
@@ -408,7 +432,7 @@ mod tests {
             (5, u32::MAX, true),
             (2, u32::MAX, true),
         ] {
-            forget();
+            forget(crate::formats::End::Free);
             resume(b"[", 5, u32::MAX);
             offer(&Reading::new(), 1);
             end(Some(text), 5, u32::MAX);
@@ -420,7 +444,7 @@ mod tests {
             );
             end(None, depth, members);
         }
-        forget();
+        forget(crate::formats::End::Free);
     }
 
     /// The deserializer's nesting limit holds across a resume: entries kept from a list at
@@ -533,12 +557,12 @@ mod properties {
                     list(&from[..cut.min(from.len())], sep)
                 })
                 .collect();
-            let alone: Vec<_> = texts.iter().map(|t| { forget(); read_text(t) }).collect();
-            forget();
+            let alone: Vec<_> = texts.iter().map(|t| { forget(crate::formats::End::Free); read_text(t) }).collect();
+            forget(crate::formats::End::Free);
             for (text, want) in texts.iter().zip(&alone) {
                 prop_assert_eq!(&read_text(text), want, "{}", text);
             }
-            forget();
+            forget(crate::formats::End::Free);
         }
     }
 }

@@ -411,7 +411,7 @@ impl TraceState {
             messages: &self.messages,
         };
         let mut builder = ReportBuilder::new("otlp", CheckOptions::default());
-        join_into(tools, &models, &mut builder);
+        join_into(tools, &models, &mut builder, parts::End::Free);
         let report = builder.finish();
         let rows: BTreeMap<u64, RowRef<'_>> = report.rows.iter().map(|r| (r.line, r)).collect();
         let mut out = Vec::new();

@@ -222,7 +222,8 @@ async function checkFiles(args, { toolslice, stdout, stderr, prepared }) {
   const read = { bytes: 0 };
   for (const [i, file] of files.entries()) {
     const parts = i === 0 && prepared?.file === file ? prepared : undefined;
-    const report = await checkOne(toolslice, file, options, stderr, threads, parts, read);
+    const last = i === files.length - 1;
+    const report = await checkOne(toolslice, file, options, stderr, threads, parts, read, last);
     results.push({ file, report });
   }
 
@@ -332,7 +333,8 @@ class Output {
 }
 
 // `threads`: { threads, minBytes } (see `threadsOf`); `read.bytes` grows by the bytes read.
-async function checkOne(toolslice, file, options, stderr, threads, prepared, read) {
+// `last`: the run's last file, after which the process only writes the reports and exits.
+async function checkOne(toolslice, file, options, stderr, threads, prepared, read, last) {
   const checker = new toolslice.Checker(options);
   const total = file === '-' ? stdinFileSize() : sizeOf(file);
   // The report of span JSONL takes up to about the input's size in the module (0.7x mostly
@@ -370,7 +372,9 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared, rea
   }
   if (showProgress && lastShown) stderr.write('\r\x1b[K');
   read.bytes += checker.bytesRead;
-  return checker.finish();
+  // The last file's working state is left unfreed (`finishForExit`): nothing runs in this
+  // module after it but the writing of reports. Earlier files' is freed for the next.
+  return last ? checker.finishForExit() : checker.finish();
 }
 
 /**
