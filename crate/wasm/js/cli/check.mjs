@@ -57,6 +57,8 @@ an invalid line, a clip_reason outside the enum, or a file with no tool call at 
 on stderr says what it held); 2 a usage or I/O error.`;
 
 const PROGRESS_MIN_BYTES = 8 << 20;
+// Room made in the module's memory up front, as a share of the input's size (see `checkOne`).
+const RESERVE_SHARE = 1.5;
 // Trace files from this size on are read by several threads by default (see `checkOne`).
 // On a 2-CPU machine two threads measured 1.24x faster on 100 MB of OTLP and 1.20x on 300 MB,
 // 1.06x on 50 MB (0.63 against 0.67 s, within the noise) and level on 30 MB (medians of 4-6
@@ -338,8 +340,12 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared, rea
   const checker = new toolslice.Checker(options);
   const total = file === '-' ? stdinFileSize() : sizeOf(file);
   // The report of span JSONL takes up to about the input's size in the module (0.7x mostly
-  // ok, 0.9x mostly flagged): room for it in one growth of the module's memory, not hundreds.
-  if (total) checker.reserve(total);
+  // ok, 0.9x mostly flagged), a trace's calls and report up to 1.2x (the module's memory
+  // for 50 MB of Agents SDK export: 59.8 MB): room for it in one growth of the module's
+  // memory, not hundreds. Each growth costs a scavenge and a full collection of the JS heap
+  // (V8 counts the memory's new buffer as external memory, whole), 1-4 ms at the end of a
+  // check that outgrew the room; room not used is address space, not resident memory.
+  if (total) checker.reserve(total * RESERVE_SHARE);
   const showProgress = stderr.isTTY && (total === 0 || total >= PROGRESS_MIN_BYTES);
   const started = Date.now();
   let lastShown = 0;
