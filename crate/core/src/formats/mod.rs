@@ -248,8 +248,8 @@ pub(crate) struct Collector {
     pub models: Vec<ModelCall>,
     conventions: Vec<&'static str>,
     seq: u64,
-    /// Whether [`finish`](Self::finish) leaves the calls unfreed (see [`Reader::finish_for_exit`]).
-    pub leave_at_end: bool,
+    /// What [`finish`](Self::finish) does with the calls once they are joined.
+    pub end: End,
 }
 
 impl Collector {
@@ -296,11 +296,7 @@ impl Collector {
 
     /// Joins and hands every tool call to the sink, in read order.
     pub fn finish(self, sink: &mut dyn Sink) -> Vec<String> {
-        let end = if self.leave_at_end {
-            End::Leave
-        } else {
-            End::Free
-        };
+        let end = self.end;
         join_into(self.tools, &self.models[..], sink, end);
         let conventions = ["gen_ai", "openinference", "ai_sdk"]
             .into_iter()
@@ -315,9 +311,10 @@ impl Collector {
 }
 
 /// What a check does with its working state when it ends.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub(crate) enum End {
     /// Frees it: the memory goes back to the allocator for whatever runs next.
+    #[default]
     Free,
     /// Leaves it taken, for a process that exits once the report is out (a compiler's
     /// `-disable-free`): freeing tens of thousands of small blocks one by one is time spent

@@ -339,7 +339,7 @@ impl Reader {
                 mut collector,
             } => {
                 finish_json_lines(lines, format, &mut self.line_no, &mut collector, sink);
-                collector.leave_at_end = self.end == super::End::Leave;
+                collector.end = self.end;
                 let conventions = collector.finish(sink);
                 sink.set_format(
                     format.as_str(),
@@ -589,7 +589,7 @@ pub(super) fn read_document_as(
     end: super::End,
 ) {
     let mut collector = Collector {
-        leave_at_end: end == super::End::Leave,
+        end,
         ..Collector::default()
     };
     let mut entries = Entries::document();
