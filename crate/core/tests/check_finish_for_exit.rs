@@ -3,36 +3,21 @@
 //! producer trace, whatever its layout. (That the thread's state between checks is reset
 //! either way is held by the memo's and relist's own tests.)
 
-use std::path::PathBuf;
-
 use toolslice::check::{CheckOptions, Checker, Report};
+
+mod common;
 
 /// Every trace and span file of the repository's fixtures and producer corpus, each layout:
 /// lines, documents, span JSONL.
 fn inputs() -> Vec<(String, Vec<u8>)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dirs = [
-        root.join("tests/fixtures/formats"),
-        root.join("../../pkg-tests/producers/corpus"),
-        root.join("../../pkg-tests/fixtures"),
+        common::FORMAT_FIXTURES,
+        common::PRODUCER_TRACES,
+        common::PACKAGE_SPAN_FILES,
     ];
-    let mut out = Vec::new();
-    for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-        paths.sort();
-        for path in paths {
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if !(name.ends_with(".jsonl") || name.ends_with(".json"))
-                || name.ends_with(".truth.json")
-            {
-                continue;
-            }
-            out.push((name, std::fs::read(&path).unwrap()));
-        }
-    }
+    let out = common::corpus_files(&dirs, |name| {
+        (name.ends_with(".jsonl") || name.ends_with(".json")) && !name.ends_with(".truth.json")
+    });
     assert!(out.len() >= 30, "found only {} inputs", out.len());
     out
 }

@@ -9,28 +9,14 @@ use std::path::PathBuf;
 use toolslice::check::{check_bytes, CheckOptions, Checker, Limits, PartReader, Report};
 use toolslice::formats::Format;
 
+mod common;
+
 /// Every line-layout trace of the repository: the format fixtures and the producer corpus.
 fn inputs() -> Vec<(String, Vec<u8>)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dirs = [
-        root.join("tests/fixtures/formats"),
-        root.join("../../pkg-tests/producers/corpus"),
-    ];
-    let mut out = Vec::new();
-    for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-        paths.sort();
-        for path in paths {
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if !name.ends_with(".jsonl") || name.starts_with("spans") {
-                continue;
-            }
-            out.push((name, std::fs::read(&path).unwrap()));
-        }
-    }
+    let out = common::corpus_files(
+        &[common::FORMAT_FIXTURES, common::PRODUCER_TRACES],
+        |name| name.ends_with(".jsonl") && !name.starts_with("spans"),
+    );
     assert!(
         out.len() >= 10,
         "found only {} line-layout traces",

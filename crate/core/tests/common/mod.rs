@@ -174,3 +174,30 @@ pub fn python(args: &[&str], stdin: &[u8]) -> (String, i32) {
         out.status.code().unwrap_or(-1),
     )
 }
+
+/// The repository's trace corpora, as directories relative to this crate: the format
+/// fixtures, the producers' traces (line layouts) and the package tests' span files.
+pub const FORMAT_FIXTURES: &str = "tests/fixtures/formats";
+pub const PRODUCER_TRACES: &str = "../../pkg-tests/producers/corpus";
+pub const PACKAGE_SPAN_FILES: &str = "../../pkg-tests/fixtures";
+
+/// The files of `dirs` (relative to this crate) whose names `keep` accepts, in name order
+/// within each directory, with their bytes.
+pub fn corpus_files(dirs: &[&str], keep: impl Fn(&str) -> bool) -> Vec<(String, Vec<u8>)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for path in paths {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if keep(&name) {
+                out.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out
+}
