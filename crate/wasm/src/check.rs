@@ -429,8 +429,9 @@ impl Checker {
     /// `finish` for a process that exits once the report is out (the command line): the
     /// same report, but what the check worked on (a trace's tool and model calls, the
     /// measures kept for re-listed inputs) is left in the module's memory rather than freed
-    /// block by block, which took 4-10 ms of a 50 MB check. That memory stays taken for the
-    /// life of this module instance: use `finish` anywhere the instance goes on to other work.
+    /// block by block, which took 8-12 ms of a 50 MB trace check. That memory stays taken
+    /// for the life of this module instance: use `finish` anywhere the instance goes on to
+    /// other work.
     #[wasm_bindgen(js_name = finishForExit)]
     pub fn finish_for_exit(&mut self) -> Result<CheckReport, JsValue> {
         let inner = self.inner.take().ok_or_else(finished)?;
