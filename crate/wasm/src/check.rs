@@ -419,11 +419,7 @@ impl Checker {
 
     /// Ends the input and returns the report. The checker cannot be used afterwards.
     pub fn finish(&mut self) -> Result<CheckReport, JsValue> {
-        let inner = self.inner.take().ok_or_else(finished)?;
-        self.scratch = Vec::new();
-        Ok(CheckReport {
-            report: inner.finish(),
-        })
+        self.end(CoreChecker::finish)
     }
 
     /// `finish` for a process that exits once the report is out (the command line): the
@@ -434,10 +430,17 @@ impl Checker {
     /// other work.
     #[wasm_bindgen(js_name = finishForExit)]
     pub fn finish_for_exit(&mut self) -> Result<CheckReport, JsValue> {
+        self.end(CoreChecker::finish_for_exit)
+    }
+}
+
+impl Checker {
+    /// The report `finish` (one of the core checker's) makes; the checker is done after it.
+    fn end(&mut self, finish: fn(CoreChecker) -> Report) -> Result<CheckReport, JsValue> {
         let inner = self.inner.take().ok_or_else(finished)?;
         self.scratch = Vec::new();
         Ok(CheckReport {
-            report: inner.finish_for_exit(),
+            report: finish(inner),
         })
     }
 }

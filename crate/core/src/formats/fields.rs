@@ -651,7 +651,7 @@ mod tests {
             // has no model call for its tool call: its call id shows only here).
             let read = format!("{:?} {:?}", collector.tools, collector.models);
             sink.0.push(read);
-            let conventions = collector.finish(&mut sink);
+            let conventions = collector.finish(&mut sink, crate::formats::End::Free);
             sink.0.push(format!("conventions {conventions:?}"));
             sink.0
         };

@@ -248,8 +248,6 @@ pub(crate) struct Collector {
     pub models: Vec<ModelCall>,
     conventions: Vec<&'static str>,
     seq: u64,
-    /// What [`finish`](Self::finish) does with the calls once they are joined.
-    pub end: End,
 }
 
 impl Collector {
@@ -294,9 +292,9 @@ impl Collector {
         }
     }
 
-    /// Joins and hands every tool call to the sink, in read order.
-    pub fn finish(self, sink: &mut dyn Sink) -> Vec<String> {
-        let end = self.end;
+    /// Joins and hands every tool call to the sink, in read order; `end`: what becomes of the
+    /// calls once joined.
+    pub fn finish(self, sink: &mut dyn Sink, end: End) -> Vec<String> {
         join_into(self.tools, &self.models[..], sink, end);
         let conventions = ["gen_ai", "openinference", "ai_sdk"]
             .into_iter()
@@ -311,10 +309,9 @@ impl Collector {
 }
 
 /// What a check does with its working state when it ends.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum End {
     /// Frees it: the memory goes back to the allocator for whatever runs next.
-    #[default]
     Free,
     /// Leaves it taken, for a process that exits once the report is out (a compiler's
     /// `-disable-free`): freeing tens of thousands of small blocks one by one is time spent

@@ -820,7 +820,7 @@ pub(crate) mod tests {
                 let n = i as u64 + 1;
                 json_line_as(Format::Otlp, n, line, &mut collector, &mut sink, fast);
             }
-            let conventions = collector.finish(&mut sink);
+            let conventions = collector.finish(&mut sink, crate::formats::End::Free);
             sink.0.push(format!("conventions {conventions:?}"));
             sink.0
         };

@@ -84,8 +84,6 @@ pub(crate) struct Reader {
     line_no: u64,
     line_limit: usize,
     document_limit: usize,
-    /// What [`finish`](Self::finish) does with the tool and model calls it joined.
-    end: super::End,
 }
 
 impl Reader {
@@ -114,7 +112,6 @@ impl Reader {
             line_no: 0,
             line_limit,
             document_limit,
-            end: super::End::Free,
         }
     }
 
@@ -293,12 +290,15 @@ impl Reader {
 
     /// [`finish`](Self::finish), leaving the trace's tool and model calls, and the measures
     /// kept for re-listed inputs, unfreed (see [`super::End::Leave`]).
-    pub fn finish_for_exit<S: Sink>(mut self, sink: &mut S) {
-        self.end = super::End::Leave;
-        self.finish(sink)
+    pub fn finish_for_exit<S: Sink>(self, sink: &mut S) {
+        self.finish_with(sink, super::End::Leave)
     }
 
-    pub fn finish<S: Sink>(mut self, sink: &mut S) {
+    pub fn finish<S: Sink>(self, sink: &mut S) {
+        self.finish_with(sink, super::End::Free)
+    }
+
+    fn finish_with<S: Sink>(mut self, sink: &mut S, end: super::End) {
         if let State::Start {
             head,
             line_start,
@@ -339,8 +339,7 @@ impl Reader {
                 mut collector,
             } => {
                 finish_json_lines(lines, format, &mut self.line_no, &mut collector, sink);
-                collector.end = self.end;
-                let conventions = collector.finish(sink);
+                let conventions = collector.finish(sink, end);
                 sink.set_format(
                     format.as_str(),
                     Some(ReadAs {
@@ -368,7 +367,7 @@ impl Reader {
                 );
             }
             State::Document { buf, .. } => {
-                read_document_as(self.option, strip_bom(&buf), sink, true, self.end)
+                read_document_as(self.option, strip_bom(&buf), sink, true, end)
             }
         }
     }
@@ -588,10 +587,7 @@ pub(super) fn read_document_as(
     fast: bool,
     end: super::End,
 ) {
-    let mut collector = Collector {
-        end,
-        ..Collector::default()
-    };
+    let mut collector = Collector::default();
     let mut entries = Entries::document();
     // An ordinary OTLP request is read without a tree; whatever it read as, detection would
     // have said `otlp` (it has `resourceSpans`).
@@ -608,7 +604,7 @@ pub(super) fn read_document_as(
     if let Err((kind, why)) = result {
         sink.invalid(entries.next(), kind, why);
     }
-    let conventions = collector.finish(sink);
+    let conventions = collector.finish(sink, end);
     sink.set_format(
         format,
         Some(ReadAs {

@@ -221,7 +221,7 @@ mod tests {
                 }
                 sink.0
                     .push(format!("{:?} {:?}", collector.tools, collector.models));
-                collector.finish(&mut sink);
+                collector.finish(&mut sink, crate::formats::End::Free);
                 OFF.with(|o| o.set(false));
                 (sink.0, RESUMED.with(Cell::get))
             };
@@ -481,7 +481,7 @@ mod tests {
                     fast,
                 );
             }
-            collector.finish(&mut sink);
+            collector.finish(&mut sink, crate::formats::End::Free);
             sink.0
         };
         RESUMED.with(|c| c.set(0));

@@ -220,13 +220,11 @@ async function checkFiles(args, { toolslice, stdout, stderr, prepared }) {
 
   const threads = threadsOf(values);
   const results = [];
-  // The bytes read, for the code cache's save below.
-  const read = { bytes: 0 };
   for (const [i, file] of files.entries()) {
     const parts = i === 0 && prepared?.file === file ? prepared : undefined;
     const last = i === files.length - 1;
-    const report = await checkOne(toolslice, file, options, stderr, threads, parts, read, last);
-    results.push({ file, report });
+    const { report, bytes } = await checkOne(toolslice, file, options, stderr, threads, parts, last);
+    results.push({ file, report, bytes });
   }
 
   let exitCode = 0;
@@ -268,7 +266,7 @@ async function checkFiles(args, { toolslice, stdout, stderr, prepared }) {
   await out.flush();
   for (const { report } of results) report.free();
   // The report is out: what this run optimized is kept for the next (./code-cache.mjs).
-  saveCompiledCheckModule(read.bytes);
+  saveCompiledCheckModule(results.reduce((sum, r) => sum + r.bytes, 0));
   if (notes.length) await write(stderr, notes.join(''));
   return exitCode;
 }
@@ -334,9 +332,9 @@ class Output {
   }
 }
 
-// `threads`: { threads, minBytes } (see `threadsOf`); `read.bytes` grows by the bytes read.
-// `last`: the run's last file, after which the process only writes the reports and exits.
-async function checkOne(toolslice, file, options, stderr, threads, prepared, read, last) {
+// `threads`: { threads, minBytes } (see `threadsOf`). `last`: the run's last file, after which
+// the process only writes the reports and exits. Returns `{ report, bytes }` (the bytes read).
+async function checkOne(toolslice, file, options, stderr, threads, prepared, last) {
   const checker = new toolslice.Checker(options);
   const total = file === '-' ? stdinFileSize() : sizeOf(file);
   // The report of span JSONL takes up to about the input's size in the module (0.7x mostly
@@ -377,10 +375,10 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared, rea
     }
   }
   if (showProgress && lastShown) stderr.write('\r\x1b[K');
-  read.bytes += checker.bytesRead;
+  const bytes = checker.bytesRead;
   // The last file's working state is left unfreed (`finishForExit`): nothing runs in this
   // module after it but the writing of reports. Earlier files' is freed for the next.
-  return last ? checker.finishForExit() : checker.finish();
+  return { report: last ? checker.finishForExit() : checker.finish(), bytes };
 }
 
 /**
