@@ -55,7 +55,7 @@ fn context_reason(kind: &str) -> Cow<'static, str> {
 
 /// The field spelled `camel`, or `snake` when there is no `camel` (a null `camel` is taken:
 /// the field is then absent, whatever `snake` holds).
-fn key<'k>(obj: &dyn Object, camel: &'k str, snake: &'k str) -> &'k str {
+fn key<'k, O: Object + ?Sized>(obj: &O, camel: &'k str, snake: &'k str) -> &'k str {
     if obj.contains_key(camel) {
         camel
     } else {
@@ -63,16 +63,16 @@ fn key<'k>(obj: &dyn Object, camel: &'k str, snake: &'k str) -> &'k str {
     }
 }
 
-fn get<'a>(obj: &'a dyn Object, camel: &str, snake: &str) -> Option<&'a Value> {
+fn get<'a, O: Object + ?Sized>(obj: &'a O, camel: &str, snake: &str) -> Option<&'a Value> {
     obj.get(key(obj, camel, snake)).filter(|v| !v.is_null())
 }
 
-fn text(obj: &dyn Object, camel: &str, snake: &str) -> Option<String> {
+fn text<O: Object + ?Sized>(obj: &O, camel: &str, snake: &str) -> Option<String> {
     obj.text(key(obj, camel, snake))
 }
 
 /// [`text`], borrowed from the line when the field is a string (as most ids are).
-fn text_ref<'a>(obj: &'a dyn Object, camel: &str, snake: &str) -> Option<Cow<'a, str>> {
+fn text_ref<'a, O: Object + ?Sized>(obj: &'a O, camel: &str, snake: &str) -> Option<Cow<'a, str>> {
     let key = key(obj, camel, snake);
     match obj.str(key) {
         Some(s) => Some(Cow::Borrowed(s)),
@@ -81,7 +81,7 @@ fn text_ref<'a>(obj: &'a dyn Object, camel: &str, snake: &str) -> Option<Cow<'a,
 }
 
 /// An object that looks like one observation: a known `type` and a trace id or start time.
-pub(crate) fn is_observation(obj: &dyn Object) -> bool {
+pub(crate) fn is_observation<O: Object + ?Sized>(obj: &O) -> bool {
     let typed = obj
         .str("type")
         .is_some_and(|t| TYPES.iter().any(|ty| ty.eq_ignore_ascii_case(t)));
@@ -204,8 +204,8 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
 
 /// Reads an observation. `input`: the generation's input, when the line's reader read it
 /// already; `None` to read it from `obj`.
-fn read_observation(
-    obj: &dyn Object,
+fn read_observation<O: Object + ?Sized>(
+    obj: &O,
     input: Option<Option<Input>>,
     entry: u64,
     collector: &mut Collector,
@@ -301,7 +301,7 @@ fn is_tool_message(m: &Map<String, Value>) -> bool {
         && (m.contains_key("tool_call_id") || m.get("type").and_then(Value::as_str) == Some("tool"))
 }
 
-fn call_id(obj: &dyn Object) -> Option<String> {
+fn call_id<O: Object + ?Sized>(obj: &O) -> Option<String> {
     const KEYS: [&str; 4] = [
         "tool_call_id",
         "toolCallId",
@@ -318,7 +318,6 @@ fn call_id(obj: &dyn Object) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fields::Object;
     use super::*;
 
     /// Every type, in any case, is named upper-cased, as the format string writes it; the
@@ -359,10 +358,10 @@ mod tests {
                     .or_else(|| tree.get("trace_id"))
                     .filter(|v| !v.is_null());
                 let kept = FIELDS.line(&line).expect("read by the fast path").obj;
-                for obj in [&tree as &dyn Object, &kept] {
-                    assert_eq!(get(obj, "traceId", "trace_id"), want, "{line}");
-                    assert_eq!(text(obj, "traceId", "trace_id"), as_text(want), "{line}");
-                }
+                assert_eq!(get(&tree, "traceId", "trace_id"), want, "{line}");
+                assert_eq!(get(&kept, "traceId", "trace_id"), want, "{line}");
+                assert_eq!(text(&tree, "traceId", "trace_id"), as_text(want), "{line}");
+                assert_eq!(text(&kept, "traceId", "trace_id"), as_text(want), "{line}");
             }
         }
     }

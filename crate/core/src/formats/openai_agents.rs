@@ -32,7 +32,7 @@ use super::{describe, Collector, Entries, Sink};
 use crate::span::InvalidKind;
 
 /// An exported trace or span item.
-pub(crate) fn is_item(obj: &dyn Object) -> bool {
+pub(crate) fn is_item<O: Object + ?Sized>(obj: &O) -> bool {
     matches!(obj.str("object"), Some("trace" | "trace.span")) || obj.object("span_data").is_some()
 }
 
@@ -126,7 +126,7 @@ fn expected(found: &Value) -> String {
     )
 }
 
-fn text(obj: &dyn Object, key: &str) -> Option<String> {
+fn text<O: Object + ?Sized>(obj: &O, key: &str) -> Option<String> {
     obj.text(key)
 }
 
@@ -140,8 +140,8 @@ fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sin
 
 /// Reads an item. `input`: a model call's `span_data.input`, when the line's reader read it
 /// already; `None` to read it from `obj`.
-fn read_span(
-    obj: &dyn Object,
+fn read_span<O: Object + ?Sized>(
+    obj: &O,
     input: Option<Option<Input>>,
     entry: u64,
     collector: &mut Collector,
@@ -154,8 +154,24 @@ fn read_span(
     }
     let parent = text(obj, "parent_id");
     // Borrowed: a copy of span_data was a copy of the model input it holds.
-    let no_data = Map::new();
-    let data = obj.object("span_data").unwrap_or(&no_data);
+    match obj.object("span_data") {
+        Some(data) => read_span_data(obj, data, id, parent, input, entry, collector, sink),
+        None => read_span_data(obj, &Map::new(), id, parent, input, entry, collector, sink),
+    }
+}
+
+/// [`read_span`] on from the span's `span_data` (an empty one when it has none).
+#[allow(clippy::too_many_arguments)]
+fn read_span_data<O: Object + ?Sized, D: Object + ?Sized>(
+    obj: &O,
+    data: &D,
+    id: Option<String>,
+    parent: Option<String>,
+    input: Option<Option<Input>>,
+    entry: u64,
+    collector: &mut Collector,
+    sink: &mut dyn Sink,
+) {
     let kind = data.str("type").unwrap_or("unknown");
     let name = text(data, "name");
     let ended = obj.str("ended_at");
