@@ -26,7 +26,7 @@ use serde_json::{Map, Number, Value};
 
 use super::message_list::{Input, InputSeed};
 use super::otel::as_text;
-use super::otlp_json::{Skip, Str};
+use super::otlp_json::{KeySeed, Skip};
 
 /// Which fields of an object to keep: `keep`, and within the object value of `nested` (when
 /// it is one), the fields its own [`Fields`] says. Made by [`Fields::new`], which also
@@ -515,8 +515,8 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
         };
         // Bit i: the field `by_kind[i]` was skipped.
         let mut skipped = 0u32;
-        while let Some(Str(key)) = map.next_key::<Str>()? {
-            let Some(at) = names.find(&key) else {
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let Some(at) = names.find(key) else {
                 map.next_value::<Skip>()?;
                 continue;
             };

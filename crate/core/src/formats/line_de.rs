@@ -710,7 +710,10 @@ struct Map<'a, 'de> {
 impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
     type Error = Declined;
 
-    #[inline]
+    // Inlined into the key loops, with the key's reading (`Key::deserialize_str`,
+    // `LineDe::string`, `otlp_json::KeySeed`): a key read by a call came back through memory
+    // in a way the CPU cannot forward (see `KeySeed`).
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let mut c = self.de.peek()?;
         if c == b'}' {
@@ -756,6 +759,7 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
         self.0.string(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.0.string(visitor)
     }

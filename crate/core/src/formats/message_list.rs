@@ -24,7 +24,7 @@ use serde_json::{Number, Value};
 use super::line_de::RELISTED_INPUT;
 use super::messages::{captured, hidden_or, Message, Reading};
 use super::model::{Captured, ToolMessage};
-use super::otlp_json::{Skip, Str};
+use super::otlp_json::{KeySeed, Skip};
 use super::relist::{self, Listed};
 
 /// The tool messages of a model call's input, or why it holds none (as
@@ -139,8 +139,8 @@ impl<'de> Visitor<'de> for InputVisitor<'_> {
         // An object holding the list: the first of these keys whose value is a list (the
         // last of a repeated key, as the tree keeps it).
         let mut found: [Option<Vec<ToolMessage>>; 3] = [None, None, None];
-        while let Some(Str(key)) = map.next_key::<Str>()? {
-            let slot = match &*key {
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let slot = match key {
                 "messages" => 0,
                 "input" => 1,
                 "contents" => 2,
@@ -343,8 +343,8 @@ struct Msg<'de> {
 impl<'de> Msg<'de> {
     fn read<A: MapAccess<'de>>(mut map: A, left: &Cell<bool>) -> Result<Msg<'de>, A::Error> {
         let mut m = Msg::default();
-        while let Some(Str(key)) = map.next_key::<Str>()? {
-            match &*key {
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            match key {
                 "role" => m.role = map.next_value::<Text>()?.0,
                 "type" => m.kind = map.next_value::<Text>()?.0,
                 "tool_call_id" => m.tool_call_id = map.next_value::<Text>()?.0,
@@ -620,8 +620,8 @@ struct CallFields<'de>(Call<'de>);
 impl<'de> ReadFields<'de> for CallFields<'de> {
     fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut call = Call::default();
-        while let Some(Str(key)) = map.next_key::<Str>()? {
-            match &*key {
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            match key {
                 "id" => call.id = map.next_value::<Text>()?.0,
                 "name" => call.name = map.next_value::<Text>()?.0,
                 "function" => {
@@ -642,7 +642,7 @@ struct NameField<'de>(Option<Cow<'de, str>>);
 impl<'de> ReadFields<'de> for NameField<'de> {
     fn read<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut name = None;
-        while let Some(Str(key)) = map.next_key::<Str>()? {
+        while let Some(key) = map.next_key_seed(KeySeed)? {
             if key == "name" {
                 name = map.next_value::<Text>()?.0;
             } else {
