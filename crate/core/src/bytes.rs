@@ -241,13 +241,31 @@ pub fn printable_ascii(bytes: &[u8]) -> bool {
 }
 
 /// A length of ASCII bytes at the start of `bytes`, in 16-byte steps (0 without wasm SIMD,
-/// where std's own check is the fast one).
+/// where std's own check is the fast one). Blocks of 64 bytes first, their four loads
+/// or-ed and tested once: V8 checks for interrupts once per loop iteration, and one step of
+/// 16 bytes per iteration (two, as LLVM unrolled it) spent about as much on the loop as on
+/// the bytes (a quarter of the reading's own time per line of a Langfuse export).
 #[inline(always)]
 fn ascii_prefix(bytes: &[u8]) -> usize {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
         use core::arch::wasm32::*;
         let mut i = 0;
+        while let Some(block) = bytes.get(i..i + 64) {
+            let at = block.as_ptr() as *const v128;
+            // SAFETY: `block` is 64 readable bytes, four v128s; v128_load has no alignment
+            // requirement.
+            let v = unsafe {
+                v128_or(
+                    v128_or(v128_load(at), v128_load(at.add(1))),
+                    v128_or(v128_load(at.add(2)), v128_load(at.add(3))),
+                )
+            };
+            if u8x16_bitmask(v) != 0 {
+                break;
+            }
+            i += 64;
+        }
         while let Some(chunk) = bytes.get(i..i + 16) {
             // SAFETY: `chunk` is 16 readable bytes; v128_load has no alignment requirement.
             let v = unsafe { v128_load(chunk.as_ptr() as *const v128) };
@@ -345,7 +363,7 @@ mod tests {
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     #[test]
     fn char_count_is_chars_count() {
-        for n in 0..=40 {
+        for n in (0..=40).chain([63, 64, 65, 79, 80, 81, 127, 128, 129, 143, 144, 145]) {
             let ascii: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
             assert_eq!(char_count(&ascii), n);
             for at in 0..=n {
@@ -378,7 +396,8 @@ mod tests {
     #[test]
     fn utf8_is_std_from_utf8() {
         // A non-ASCII byte, valid or not, at every position of texts around the 16-byte
-        // step, and the real exports as they are and cut at every byte near their ends.
+        // step and the 64-byte block, and the real exports as they are and cut at every
+        // byte near their ends.
         let bad: [&[u8]; 6] = [
             b"\xc3\xa9",
             b"\xf0\x9f\x99\x82",
@@ -387,7 +406,7 @@ mod tests {
             b"\xed\xa0\x80",
             b"\xff",
         ];
-        for n in 0..=40 {
+        for n in (0..=40).chain([63, 64, 65, 79, 80, 81, 127, 128, 129, 143, 144, 145]) {
             let ascii: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
             assert_eq!(utf8(&ascii), std::str::from_utf8(&ascii).ok());
             for at in 0..=n {
