@@ -347,10 +347,11 @@ pub(crate) fn join_into<I: join::Inputs + ?Sized>(
     // Where each row's digests are written as hex while the sink has the row.
     let mut hex: join::HexPair = [[0; 64]; 2];
     for row in join::join(tools, models) {
-        let (line, mut record, provenance) = row.lend(&mut hex);
+        let (line, mut record, provenance, spent) = row.lend(&mut hex);
         sink.row(line, &mut record, provenance);
-        // The tool call's ids, name and status, moved into the record.
+        // The tool call's ids, name and status, moved into the record, and the rest of it.
         end.release(record);
+        end.release(spent);
     }
 }
 
