@@ -171,20 +171,58 @@ fn two_digits(b: &[u8], at: usize) -> Option<i64> {
     (tens < 10 && ones < 10).then(|| i64::from(tens * 10 + ones))
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm), for a
+/// year of four digits (0 to 9999), a month 1 to 12 and a day 1 to 31, as the parser gives.
+///
+/// In `u32`, the year moved on by one era (400 years, 146,097 days) so that it is never
+/// negative: wasm has no 64-bit multiply-high, so LLVM leaves a 64-bit division by a constant
+/// a division (`i64.div_s`, three of them and a remainder per timestamp, two timestamps a
+/// span), where a 32-bit one becomes a multiplication and a shift.
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
+    debug_assert!((0..=9999).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&d));
+    let (m, d) = (m as u32, d as u32);
+    // Years from March: January and February count with the year before (-1 to 9998).
+    let y = (y + 400) as u32 - u32::from(m <= 2);
+    let era = y / 400;
     let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
     let doy = (153 * mp + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    i64::from(era * 146_097 + doe) - 719_468 - 146_097
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hinnant's algorithm as written, in `i64`: the oracle of the `u32` one.
+    fn days_from_civil_i64(y: i64, m: i64, d: i64) -> i64 {
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = if y >= 0 { y } else { y - 399 } / 400;
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146_097 + doe - 719_468
+    }
+
+    /// Every date the parser can give (years 0 to 9999, days 1 to 31 of every month).
+    #[test]
+    fn days_from_civil_is_hinnants() {
+        for y in 0..=9999 {
+            for m in 1..=12 {
+                for d in 1..=31 {
+                    assert_eq!(
+                        days_from_civil(y, m, d),
+                        days_from_civil_i64(y, m, d),
+                        "{y}-{m}-{d}"
+                    );
+                }
+            }
+        }
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+    }
 
     #[test]
     fn iso8601() {
@@ -291,7 +329,7 @@ mod tests {
             }
             _ => return None,
         };
-        let days = days_from_civil(year, month, day);
+        let days = days_from_civil_i64(year, month, day);
         let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_secs;
         Some(i128::from(secs) * 1_000_000_000 + i128::from(nanos))
     }
