@@ -76,6 +76,44 @@ test('check run() into a stream that keeps the buffers it is given writes the sa
   assert.equal(Buffer.concat(kept).toString('utf8'), expected);
 });
 
+test('check reads its first file ahead while the module loads: the same report, the file closed however the check ends', async () => {
+  const { readdirSync } = await import('node:fs');
+  const { Writable } = await import('node:stream');
+  const { run, readAhead } = await import(new URL('../node_modules/toolslice/cli/check.mjs', import.meta.url));
+  const toolslice = await import('toolslice');
+  // Several chunks of 1 MiB: the first read ahead, the rest as the check goes.
+  const big = join(mkdtempSync(join(tmpdir(), 'toolslice-')), 'big.jsonl');
+  writeFileSync(big, readFileSync(fixture('clipped.jsonl'), 'utf8').repeat(8000));
+  const collect = () => {
+    const kept = [];
+    return { kept, stream: new Writable({ write(chunk, _enc, done) { kept.push(chunk); done(); } }) };
+  };
+  const fds = () => readdirSync('/proc/self/fd').length;
+  const before = fds();
+  const check = async (ahead) => {
+    const out = collect();
+    const code = await run(['--jsonl', big], { toolslice, stdout: out.stream, stderr: collect().stream, ahead });
+    return { code, text: Buffer.concat(out.kept).toString('utf8') };
+  };
+  const ahead = readAhead(['--jsonl', big]);
+  assert.equal(ahead.file, big);
+  const read = await check(ahead);
+  const plain = await check(undefined);
+  assert.equal(read.code, 1);
+  assert.ok(plain.text.length > 2 * (1 << 20));
+  assert.ok(read.text === plain.text, 'the reports differ');
+  // A check that ends before it reads (a usage error) closes the file it read ahead.
+  const clash = ['--json', '--jsonl', big];
+  const unread = readAhead(clash);
+  await assert.rejects(run(clash, { toolslice, stdout: collect().stream, stderr: collect().stream, ahead: unread }), /cannot be combined/);
+  // Its opening and first read over (they run on libuv's threads), the file is closed.
+  await unread.first;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(fds(), before, 'a file left open');
+  // Nothing is read ahead of stdin, help, or arguments the check refuses.
+  for (const args of [['--jsonl'], ['-'], ['--help', big], ['--nope', big]]) assert.equal(readAhead(args), null, args.join(' '));
+});
+
 test('check --json prints the report', () => {
   const r = cli(['check', '--json', fixture('clipped.jsonl')]);
   const report = JSON.parse(r.stdout);

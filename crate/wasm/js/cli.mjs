@@ -45,7 +45,9 @@ async function main(argv) {
   // A command may start work before its context is made (check's worker threads, started
   // as early as the first file's first lines show they are worth it).
   const prepared = await mod.prepare?.(rest);
-  return mod.run(rest, { ...(await context(mod.module)), prepared });
+  // And input it reads while the package loads (check's first file, when not in threads).
+  const ahead = prepared ? null : mod.readAhead?.(rest);
+  return mod.run(rest, { ...(await context(mod.module)), prepared, ahead });
 }
 
 // A reader that stops early (`toolslice check ... | head`) closes the pipe: that is not an
