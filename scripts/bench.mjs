@@ -409,9 +409,9 @@ function benchPeersOtlp() {
     const path = fixtureInput(name, target);
     if (!path) continue;
     measure(what, format, path, [
-      [[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB without the code cache), first run`],
-      [[], `the same, a later run (the code cache; ${threads} threads from 32 MB)`, withCodeCache],
-      [['--threads', '1'], 'the same in one thread (`--threads 1`), a later run', withCodeCache],
+      [[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB), first run`],
+      [[], 'the same, a later run (the code cache)', withCodeCache],
+      [['--threads', String(threads)], `the same in ${threads} threads (\`--threads ${threads}\`), a later run`, withCodeCache],
     ], true);
   }
   // A fixture repeated keeps its trace id, so the OTLP input above is one trace of thousands
@@ -423,7 +423,7 @@ function benchPeersOtlp() {
     measure('OTLP JSON, the Collector file exporter layout, each copy of the fixture a trace of its own', 'otlp', perTrace, [
       [[], '`toolslice check --format otlp --flagged-only FILE`, first run'],
       [[], 'the same, a later run (the code cache)', withCodeCache],
-      [['--threads', '1'], 'the same in one thread (`--threads 1`), a later run', withCodeCache],
+      [['--threads', String(threads)], `the same in ${threads} threads (\`--threads ${threads}\`), a later run`, withCodeCache],
     ], false);
   }
   // The fixtures are short runs. A long one re-lists every earlier tool result in each model
@@ -432,7 +432,7 @@ function benchPeersOtlp() {
   measure(`OpenAI Agents SDK trace export, runs of ${LONG_RUN_CALLS} tool calls of ${LONG_RUN_RESULT / 1000} KB, each model input re-listing its run`, 'openai_agents', long, [
     [[], '`toolslice check --format openai_agents --flagged-only FILE`, first run'],
     [[], 'the same, a later run (the code cache)', withCodeCache],
-    [['--threads', '1'], 'the same in one thread (`--threads 1`), a later run', withCodeCache],
+    [['--threads', String(threads)], `the same in ${threads} threads (\`--threads ${threads}\`), a later run`, withCodeCache],
   ], true);
   if (!quick) {
     const [name, format, what] = inputs[0];
@@ -451,7 +451,7 @@ function benchPeersOtlp() {
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. A first run compiles the module as a fresh machine does (\`TOOLSLICE_CODE_CACHE=off\`); a later run reads V8's optimized code that an earlier run of the same command kept (\`toolslice check --help\`: the code cache, here in bench-out/code-cache), as every run after the first on a machine does. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. The CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4, sharing the file in pieces of whole lines, the same report; see \`toolslice check --help\`) from 32 MB on when the code cache holds the checker's code (the later runs here), from 64 MB on without it (the first runs), and in one with \`--threads 1\`.`,
+      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. A first run compiles the module as a fresh machine does (\`TOOLSLICE_CODE_CACHE=off\`); a later run reads V8's optimized code that an earlier run of the same command kept (\`toolslice check --help\`: the code cache, here in bench-out/code-cache), as every run after the first on a machine does. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. The CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4, sharing the file in pieces of whole lines, the same report; see \`toolslice check --help\`) from 64 MB on (the 300 MB rows), in one below (the 50 MB rows: the \`--threads ${threads}\` rows ask for ${threads} there), and in one with \`--threads 1\`.`,
       '',
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',

@@ -15,7 +15,7 @@ const bin = fileURLToPath(new URL('../node_modules/.bin/toolslice', import.meta.
 const formats = new URL('../../crate/core/tests/fixtures/formats/', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'toolslice-threads-'));
 // Above the size from which the CLI splits a file when --threads is given (4 MB), below
-// the default's (32 MB once the code cache holds the checker's code, 64 MB before).
+// the default's (64 MB).
 const SIZE = 18e6;
 
 const run = (args) => spawnSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
@@ -130,7 +130,7 @@ test('check: workers prepare() started never keep the process alive on their own
 test('check run() in two threads takes in the worker parts (not the one-thread fallback)', async () => {
   const { prepare, check } = await inProcess();
   const path = bigLines('otlp-collector-events.jsonl');
-  // Without --threads, a file below 32 MB is read in one thread.
+  // Without --threads, a file below 64 MB is read in one thread.
   assert.equal(await prepare(['--jsonl', path]), null);
   const args = ['--threads', '2', '--jsonl', path];
   const prepared = await prepare(args);
@@ -287,8 +287,8 @@ test('check in two threads of real producers\' traces, repeated: every piece abs
 
 test('check without --threads below 128 MB starts its workers only once this thread\'s pace says they pay', { skip: availableParallelism() < 2 && 'one CPU' }, async () => {
   const { prepare, check } = await inProcess();
-  // Past the default size (32 MB with the code cache, 64 MB without).
-  const path = bigLines('langfuse.jsonl', 65e6, 'langfuse-65mb.jsonl');
+  // Past the default size (64 MB).
+  const path = bigLines('langfuse.jsonl', 68e6, 'langfuse-68mb.jsonl');
   const args = ['--flagged-only', path];
   const prepared = await prepare(args);
   assert.ok(prepared, 'the file is read in parts');

@@ -3,7 +3,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { intOption, parse, readBuffers, readChunks, stdinFileSize, UsageError } from './common.mjs';
-import { codeCached, compiledCheckModule, initCheckGlue, saveCompiledCheckModule } from './code-cache.mjs';
+import { compiledCheckModule, initCheckGlue, saveCompiledCheckModule } from './code-cache.mjs';
 import { tierForOneCheck } from './tiering.mjs';
 
 // Threads (node:worker_threads, ./pieces.mjs) are loaded only for a file read by several:
@@ -43,8 +43,7 @@ received, and both are measured.
   --allow-empty    a file with no tool call passes (by default it fails: nothing was checked)
   --threads N      threads that read a large trace file with a value per line, sharing
                    it in pieces of whole lines (the report is the same): by default the
-                   CPUs, at most 4, for files of 32 MB or more once the code cache (below)
-                   holds the checker's code, else of 64 MB or more, and below 128 MB only
+                   CPUs, at most 4, for files of 64 MB or more, and below 128 MB only
                    when the first pieces show the rest takes 0.1 s or more to read; N
                    given, for files of 4 MB or more; 1 reads in this thread only
 
@@ -80,10 +79,16 @@ const RESERVE_SHARE = 1.5;
 // 37 MB (OTLP 0.34 -> 0.32, Langfuse 0.42 -> 0.35; 11 runs), were level at 25 MB in Langfuse
 // and the Agents SDK and lost in OTLP (0.31 -> 0.35; 9 runs); without it (a machine's first
 // check, TurboFan compiling the module on the second CPU) level at 50 MB and a loss at 37
-// (OTLP 0.47 -> 0.51). Hence two sizes: from PARTS_MIN_BYTES_CACHED once an earlier check
-// left its code in the cache (`codeCached`), from PARTS_MIN_BYTES before.
+// (OTLP 0.47 -> 0.51). Hence two sizes then: 32 MB once an earlier check left its code in
+// the cache, 64 MB before. Since then one thread reads these formats about twice as fast
+// (50 MB of Langfuse 0.58 -> 0.22-0.27 s), and a worker's start costs what it did: with the
+// code cache, two threads lost at 50 MB in the bench's recorded runs (2026-12-07, 7 rounds,
+// two threads / one: OTLP 0.27/0.24 s, Langfuse 0.30/0.27, Agents SDK 0.34/0.29, a trace per
+// copy 0.31/0.26; level or a hundredth worse in the two runs before it) and in 15 interleaved
+// runs beside it (Langfuse 0.296/0.268, Agents SDK 0.300/0.295, OTLP 0.275/0.251, a trace per
+// copy 0.269/0.273), and gained at 100 MB (Langfuse 0.55/0.61, OTLP 0.53/0.58; 11 runs, a busy
+// spell). Hence one size, with the cache or without.
 const PARTS_MIN_BYTES = 64 << 20;
-const PARTS_MIN_BYTES_CACHED = 32 << 20;
 // With `--threads N` given, from this size on: the user asked for threads.
 const PARTS_MIN_BYTES_ASKED = 4 << 20;
 // By default, below this size the workers start only once this thread has read the first
@@ -135,8 +140,7 @@ const threadsOf = (values) => {
   const asked = intOption(values, 'threads', { min: 1 });
   if (asked !== undefined) return { threads: asked, minBytes: PARTS_MIN_BYTES_ASKED, eagerBytes: 0 };
   const threads = Math.min(availableParallelism(), 4);
-  const minBytes = threads > 1 && codeCached() ? PARTS_MIN_BYTES_CACHED : PARTS_MIN_BYTES;
-  return { threads, minBytes, eagerBytes: PARTS_EAGER_BYTES };
+  return { threads, minBytes: PARTS_MIN_BYTES, eagerBytes: PARTS_EAGER_BYTES };
 };
 
 /**

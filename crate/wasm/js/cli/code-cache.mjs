@@ -38,7 +38,7 @@ import {
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { checkV8Flags, tieredFlags } from './tiering.mjs';
+import { tieredFlags } from './tiering.mjs';
 
 const MEASURED_ON_V8 = 11;
 // The file: this line, the payload's SHA-256 (32 bytes), the payload (V8's serialization).
@@ -111,30 +111,6 @@ export function compiledCheckModule() {
   }
   loaded = { module: module ?? new WebAssembly.Module(bytes), cached: module !== null, dir, file, cachedBytes, exports: null };
   return loaded;
-}
-
-/**
- * Whether the cache holds this build's code, under any of the flags a check sets: whether
- * checks ran on this machine before, so that the next one starts with optimized code (a
- * check read in threads keeps its own file; should only the other be there, that check
- * compiles once). Looks only for the files: the code is verified when it is loaded.
- */
-export function codeCached() {
-  const dir = cacheDirHere();
-  if (!dir) return false;
-  try {
-    if (!privateTo(statSync(dir))) return false;
-    return [checkV8Flags(), ''].some((flags) => {
-      try {
-        const stat = statSync(join(dir, `check-${keyOf(flags)}.bin`));
-        return stat.isFile() && privateTo(stat);
-      } catch {
-        return false;
-      }
-    });
-  } catch {
-    return false;
-  }
 }
 
 // The check module's bytes, read once per process.
