@@ -87,7 +87,11 @@ const RESERVE_SHARE = 1.5;
 // copy 0.31/0.26; level or a hundredth worse in the two runs before it) and in 15 interleaved
 // runs beside it (Langfuse 0.296/0.268, Agents SDK 0.300/0.295, OTLP 0.275/0.251, a trace per
 // copy 0.269/0.273), and gained at 100 MB (Langfuse 0.55/0.61, OTLP 0.53/0.58; 11 runs, a busy
-// spell). Hence one size, with the cache or without.
+// spell). Hence one size, with the cache or without. Asked for (`--threads 2`: the workers
+// start at once, not when the pace says), two threads gained at 50 MB in the next recorded
+// run (OTLP 0.24/0.25 s, Langfuse 0.21/0.23, Agents SDK 0.23/0.25, a trace per copy
+// 0.22/0.23) and lost on the long Agents SDK runs (0.13/0.11), which is what real exports
+// are (each model input re-listing its run): the default stays one thread there.
 const PARTS_MIN_BYTES = 64 << 20;
 // With `--threads N` given, from this size on: the user asked for threads.
 const PARTS_MIN_BYTES_ASKED = 4 << 20;
