@@ -110,8 +110,13 @@ test('check reads its first file ahead while the module loads: the same report, 
   await unread.first;
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(fds(), before, 'a file left open');
-  // Nothing is read ahead of stdin, help, or arguments the check refuses.
-  for (const args of [['--jsonl'], ['-'], ['--help', big], ['--nope', big]]) assert.equal(readAhead(args), null, args.join(' '));
+  // Nothing is read ahead of stdin, help, arguments the check refuses, a missing file or
+  // one that is not a regular file (a FIFO with no writer would never open).
+  const fifo = join(mkdtempSync(join(tmpdir(), 'toolslice-')), 'fifo');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  for (const args of [['--jsonl'], ['-'], ['--help', big], ['--nope', big], ['/no/such.jsonl'], [fifo]]) {
+    assert.equal(readAhead(args), null, args.join(' '));
+  }
 });
 
 test('check --json prints the report', () => {

@@ -278,6 +278,16 @@ pub(crate) trait Object {
     fn text(&self, key: &str) -> Option<String> {
         as_text(self.get(key))
     }
+    /// [`Object::text`], borrowed when the field is a string (as ids and names are): a
+    /// reader copies it only for the calls that keep it, not for the spans it only lends to
+    /// the sink.
+    #[inline]
+    fn text_ref(&self, key: &str) -> Option<Cow<'_, str>> {
+        match self.str(key) {
+            Some(s) => Some(Cow::Borrowed(s)),
+            None => self.text(key).map(Cow::Owned),
+        }
+    }
     /// Whether the field `key` is there and not null.
     fn present(&self, key: &str) -> bool {
         self.get(key).is_some_and(|v| !v.is_null())

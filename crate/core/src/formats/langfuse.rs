@@ -73,11 +73,7 @@ fn text<O: Object + ?Sized>(obj: &O, camel: &str, snake: &str) -> Option<String>
 
 /// [`text`], borrowed from the line when the field is a string (as most ids are).
 fn text_ref<'a, O: Object + ?Sized>(obj: &'a O, camel: &str, snake: &str) -> Option<Cow<'a, str>> {
-    let key = key(obj, camel, snake);
-    match obj.str(key) {
-        Some(s) => Some(Cow::Borrowed(s)),
-        None => obj.text(key).map(Cow::Owned),
-    }
+    obj.text_ref(key(obj, camel, snake))
 }
 
 /// An object that looks like one observation: a known `type` and a trace id or start time.

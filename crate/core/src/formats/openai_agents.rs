@@ -130,17 +130,6 @@ fn text<O: Object + ?Sized>(obj: &O, key: &str) -> Option<String> {
     obj.text(key)
 }
 
-/// [`text`], borrowed from the line when the field is a string (as ids and names are): a
-/// span's id, parent and name are copied only for the tool and model calls that keep them,
-/// not for the agent, guardrail and other spans only lent to the sink (a fifth of an Agents
-/// export's spans, three allocations each).
-fn text_ref<'a, O: Object + ?Sized>(obj: &'a O, key: &str) -> Option<Cow<'a, str>> {
-    match obj.str(key) {
-        Some(s) => Some(Cow::Borrowed(s)),
-        None => obj.text(key).map(Cow::Owned),
-    }
-}
-
 fn read_item(item: &Value, entries: &mut Entries, collector: &mut Collector, sink: &mut dyn Sink) {
     let entry = entries.next();
     match item.as_object() {
@@ -158,7 +147,7 @@ fn read_span<O: Object + ?Sized>(
     collector: &mut Collector,
     sink: &mut dyn Sink,
 ) {
-    let id = text_ref(obj, "id").or_else(|| text_ref(obj, "span_id"));
+    let id = obj.text_ref("id").or_else(|| obj.text_ref("span_id"));
     if obj.str("object") == Some("trace") {
         let workflow = text(obj, "workflow_name").unwrap_or_default();
         return sink.skipped(
@@ -167,7 +156,7 @@ fn read_span<O: Object + ?Sized>(
             format!("trace record ({workflow})"),
         );
     }
-    let parent = text_ref(obj, "parent_id");
+    let parent = obj.text_ref("parent_id");
     // Borrowed: a copy of span_data was a copy of the model input it holds.
     match obj.object("span_data") {
         Some(data) => read_span_data(obj, data, id, parent, input, entry, collector, sink),
@@ -188,7 +177,9 @@ fn read_span_data<O: Object + ?Sized, D: Object + ?Sized>(
     sink: &mut dyn Sink,
 ) {
     let kind = data.str("type").unwrap_or("unknown");
-    let name = text_ref(data, "name");
+    // Borrowed until a call keeps it, as the id and parent are (a fifth of an export's spans,
+    // agents and guardrails, only lend them to the sink).
+    let name = data.text_ref("name");
     let ended = obj.str("ended_at");
     // The ids move into the span's `SpanRef`, made only for tool and model calls (a context
     // span is only counted), rather than being copied for every span; with the fixed skip
@@ -258,7 +249,7 @@ fn read_span_data<O: Object + ?Sized, D: Object + ?Sized>(
                 entry,
                 id.as_deref(),
                 parent.as_deref(),
-                name.or_else(|| text_ref(data, "model")).as_deref(),
+                name.or_else(|| data.text_ref("model")).as_deref(),
                 if kind == "response" {
                     "model call (response span): read for the join"
                 } else {

@@ -214,7 +214,9 @@ const SNIFF_STEP = 16 << 10;
  * from the cache, the instance: 10-15 ms) overlaps the file's opening and first read, which
  * the check otherwise waited for once its checker was made (3-8 ms of a 50 MB check, the
  * thread idle). `{ file, chunks, first }` (`chunks` from `readChunks`, `first` its first
- * `next()`), or null (no file, stdin, arguments `run` will refuse).
+ * `next()`), or null (no file, stdin, arguments `run` will refuse, anything but a regular file:
+ * a FIFO no one writes to would hold its opening, and with it a check that then refuses
+ * its arguments, for ever).
  */
 export function readAhead(args) {
   if (args.includes('-h') || args.includes('--help')) return null;
@@ -225,6 +227,12 @@ export function readAhead(args) {
     return null;
   }
   if (!file || file === '-') return null;
+  try {
+    if (!statSync(file).isFile()) return null;
+  } catch {
+    // No such file: `run` says so.
+    return null;
+  }
   const chunks = readChunks(file);
   const first = chunks.next();
   // Awaited when the file is read; a failure (no such file) is reported there, as without this.
