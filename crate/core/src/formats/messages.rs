@@ -248,16 +248,19 @@ impl Reading {
             .iter()
             .any(|(_, tm)| tm.name.is_none() && tm.call_id.is_some());
         let order = if unnamed { names.by_id() } else { Vec::new() };
-        out.into_iter()
-            .map(|(index, mut tm)| {
-                tm.trailing = last_assistant.is_none_or(|a| index > a);
-                if tm.name.is_none() {
-                    let id = tm.call_id.as_deref();
-                    tm.name = id.and_then(|id| names.find(&order, id)).map(str::to_string);
-                }
-                tm
-            })
-            .collect()
+        // Exactly as long as the list, not collected in place into `out`'s allocation: that
+        // kept `out`'s spare room (four entries at least) with every model call until the
+        // check ends, twice the memory the messages take in an OTLP export.
+        let mut messages = Vec::with_capacity(out.len());
+        messages.extend(out.into_iter().map(|(index, mut tm)| {
+            tm.trailing = last_assistant.is_none_or(|a| index > a);
+            if tm.name.is_none() {
+                let id = tm.call_id.as_deref();
+                tm.name = id.and_then(|id| names.find(&order, id)).map(str::to_string);
+            }
+            tm
+        }));
+        messages
     }
 }
 
@@ -576,6 +579,21 @@ mod tests {
         match c {
             Captured::Text(c) => c.bytes,
             Captured::Missing(why) => panic!("missing: {why}"),
+        }
+    }
+
+    /// A model call keeps its tool messages until the check ends, every call of a run: the
+    /// list is as long as it needs, with no spare room (a list collected in place kept four
+    /// entries' room for one message).
+    #[test]
+    fn tool_messages_are_kept_without_spare_room() {
+        for n in [1, 2, 3, 5, 9] {
+            let list: Vec<Value> = (0..n)
+                .map(|i| json!({"role": "tool", "tool_call_id": format!("call_{i}"), "content": "ok"}))
+                .collect();
+            let ms = read_list(&list);
+            assert_eq!(ms.len(), n);
+            assert_eq!(ms.capacity(), n, "{n} messages");
         }
     }
 
