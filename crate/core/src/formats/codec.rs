@@ -9,9 +9,8 @@
 //! give an error ([`Damaged`]), never a panic.
 
 use std::fmt;
-use std::sync::Arc;
 
-use super::content::{Content, Syntax};
+use super::content::{Content, Measures, Syntax};
 use super::model::{Captured, ModelCall, SpanRef, Times, ToolCall, ToolMessage};
 use crate::hash::Digest;
 
@@ -299,7 +298,7 @@ impl<'a> Decoder<'a> {
     pub fn captured(&mut self) -> Result<Captured, Damaged> {
         Ok(match self.byte()? {
             0 => Captured::Missing(self.str()?),
-            1 => Captured::Text(Content {
+            1 => Captured::Text(Content::new(Measures {
                 bytes: self.u64()?,
                 chars: self.u64()?,
                 sha256: self.digest()?,
@@ -315,12 +314,12 @@ impl<'a> Decoder<'a> {
                     _ => return Err(self.bad("syntax")),
                 },
                 // Straight from the part's bytes: a `String` first was a second copy.
-                preview: Arc::from(self.text()?),
+                preview: Box::from(self.text()?),
                 cut_markers: self.u32()?,
                 first_cut_marker: self.opt_str()?,
                 redactions: self.u32()?,
                 first_redaction: self.opt_str()?,
-            }),
+            })),
             _ => return Err(self.bad("captured")),
         })
     }

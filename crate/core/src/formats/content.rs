@@ -14,9 +14,44 @@ use serde_json::Value;
 use crate::canonical::{CanonicalError, Form, Tree};
 use crate::hash::{sha256, Digest};
 
-/// The measures of one captured string.
+/// The measures of one captured string, shared: a text is measured once and its measures
+/// handed to every holder of it (the tool call's result, each model input re-listing it;
+/// [`super::memo`], [`super::relist`]) as one more count, not a copy. A model call keeps its
+/// input's tool messages until the check ends, and the measures were 128 of a message's 160
+/// bytes in wasm: an Agents SDK export's re-listed messages and the results they repeat held
+/// 86,000 copies of 30,000 texts' measures on 50 MB. Read through `Deref`; written and read
+/// as the [`Measures`] (the OTLP endpoint's stored state keeps its form).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Content(Arc<Measures>);
+
+impl Content {
+    pub fn new(measures: Measures) -> Content {
+        Content(Arc::new(measures))
+    }
+}
+
+impl std::ops::Deref for Content {
+    type Target = Measures;
+    fn deref(&self) -> &Measures {
+        &self.0
+    }
+}
+
+impl serde::Serialize for Content {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Content, D::Error> {
+        Measures::deserialize(d).map(Content::new)
+    }
+}
+
+/// What [`Content`] shares.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Content {
+pub(crate) struct Measures {
     /// UTF-8 bytes.
     pub bytes: u64,
     /// Unicode scalar values (SDK attribute limits count characters, not bytes).
@@ -31,11 +66,8 @@ pub(crate) struct Content {
     pub value_sha256: Option<Digest>,
     /// Which serialisation the text is, when it holds data (for the explanation).
     pub syntax: Option<Syntax>,
-    /// The first 128 characters. Shared, not copied, when the measures are: a text a
-    /// model input re-lists is measured once and its measures handed out again
-    /// ([`super::memo`]), each a copy of this string when it was a `String`.
-    #[serde(with = "shared_text")]
-    pub preview: Arc<str>,
+    /// The first 128 characters (shared with the rest of the measures).
+    pub preview: Box<str>,
     /// Cut markers (`...[truncated 120 chars]`, `[... 4000 bytes omitted ...]` ...): how many,
     /// and the first one.
     pub cut_markers: u32,
@@ -43,22 +75,6 @@ pub(crate) struct Content {
     /// Redaction markers (`__REDACTED__`, `[REDACTED]` ...): how many, and the first one.
     pub redactions: u32,
     pub first_redaction: Option<String>,
-}
-
-/// A shared text written and read as a JSON string (serde's own `Arc` support is a feature
-/// this crate does not turn on for one field).
-mod shared_text {
-    use std::sync::Arc;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(text: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(text)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
-        String::deserialize(d).map(Arc::from)
-    }
 }
 
 /// The serialisation of a text that holds a dict or list. Serialised with the measures
@@ -131,7 +147,7 @@ impl Content {
     }
 
     fn measure(text: &str, value_sha256: Option<Digest>, syntax: Option<Syntax>) -> Content {
-        let preview = Arc::from(match preview_end(text) {
+        let preview = Box::from(match preview_end(text) {
             Some(cut) => &text[..cut],
             None => text,
         });
@@ -142,7 +158,7 @@ impl Content {
             redactions += bare;
             first_redaction.get_or_insert_with(|| OPENINFERENCE_REDACTED.to_string());
         }
-        Content {
+        Content::new(Measures {
             bytes: text.len() as u64,
             chars: crate::bytes::char_count(text) as u64,
             sha256: sha256(text.as_bytes()),
@@ -153,7 +169,7 @@ impl Content {
             first_cut_marker,
             redactions,
             first_redaction,
-        }
+        })
     }
 
     /// A warning when the length equals a common SDK attribute limit.
