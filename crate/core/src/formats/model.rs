@@ -353,7 +353,7 @@ mod tests {
         ];
         let swaps: &[&str] = &[
             "0", "9", "-", ":", ".", "T", "Z", "+", " ", "\t", "\n", "x", "\u{a0}", "\u{2003}",
-            "é", "",
+            "é", "/", ";", "\u{7f}", "",
         ];
         let mut cases: Vec<String> = Vec::new();
         for base in bases {
