@@ -392,11 +392,11 @@ async function checkOne(toolslice, file, options, stderr, threads, prepared, las
   const total = file === '-' ? stdinFileSize() : sizeOf(file);
   // The report of span JSONL takes up to about the input's size in the module (0.7x mostly
   // ok, 0.9x mostly flagged), a trace's calls and report up to 1.2x (the module's memory
-  // for 50 MB of Agents SDK export: 59.8 MB, 49.0 once a text's measures were shared
-  // rather than copied to each holder; Langfuse 43.2, OTLP 41.1): room for it in one growth of the module's
-  // memory, not hundreds. Each growth costs a scavenge and a full collection of the JS heap
-  // (V8 counts the memory's new buffer as external memory, whole), 1-4 ms at the end of a
-  // check that outgrew the room; room not used is address space, not resident memory.
+  // for 50 MB of Agents SDK export: 59.8 MB, 49.0 once a text's measures were shared rather
+  // than copied to each holder; Langfuse 43.2, OTLP 41.1): room for it in one growth of the
+  // module's memory, not hundreds. Each growth costs a scavenge and a full collection of the
+  // JS heap (V8 counts the memory's new buffer as external memory, whole), 1-4 ms at the end
+  // of a check that outgrew the room; room not used is address space, not resident memory.
   if (total) checker.reserve(total * RESERVE_SHARE);
   const showProgress = stderr.isTTY && (total === 0 || total >= PROGRESS_MIN_BYTES);
   const started = Date.now();
