@@ -19,7 +19,7 @@ use crate::hash::{sha256, Digest};
 /// [`super::memo`], [`super::relist`]) as one more count, not a copy. A model call keeps its
 /// input's tool messages until the check ends, and the measures were 128 of a message's 160
 /// bytes in wasm: an Agents SDK export's re-listed messages and the results they repeat held
-/// 86,000 copies of 30,000 texts' measures on 50 MB. Read through `Deref`; written and read
+/// 86,000 copies of some 30,000 texts' measures on 50 MB. Read through `Deref`; written and read
 /// as the [`Measures`] (the OTLP endpoint's stored state keeps its form).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Content(Arc<Measures>);

@@ -29,9 +29,10 @@
 //!   LangChain batch) is not kept.
 //!
 //! Bounded whatever the input: at most [`KEPT`] inputs, each of at most [`MAX_TEXT`] bytes
-//! and [`MAX_MESSAGES`] tool messages; a resume compares each kept text once with the new
-//! one (a memory compare, never more bytes than the new list has). Like the memo it is a
-//! thread's, and [`forget`] drops it when a check ends.
+//! and [`MAX_MESSAGES`] tool messages, and one spare buffer (a kept text's, which a resume
+//! took); a resume compares each kept text once with the new one (a memory compare, never
+//! more bytes than the new list has). Like the memo it is a thread's, and [`forget`] drops
+//! it when a check ends.
 
 #[cfg(test)]
 use std::cell::Cell;

@@ -148,6 +148,19 @@ const threadsOf = (values) => {
 };
 
 /**
+ * The arguments as `run` parses them, for the work started before it (`prepare`,
+ * `readAhead`): null for help, or for arguments `run` refuses (and says why).
+ */
+function parsedArgs(args) {
+  if (args.includes('-h') || args.includes('--help')) return null;
+  try {
+    return parseArgs({ args, options: optionSpec, allowPositionals: true, strict: true });
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Called before `run`: when the first file is large enough to be read by several threads and
  * its first lines show a value per line (`splittable`), cuts it and starts the workers, whose
  * start (a thread, 60-70 ms here) then overlaps the main thread's. A file checked in one
@@ -156,11 +169,12 @@ const threadsOf = (values) => {
  * workers, and `run` deals with it.
  */
 export async function prepare(args) {
-  if (args.includes('-h') || args.includes('--help')) return null;
+  const parsed = parsedArgs(args);
+  if (!parsed) return null;
   let parts = null;
   let compiled = false;
   try {
-    const { values, positionals } = parseArgs({ args, options: optionSpec, allowPositionals: true, strict: true });
+    const { values, positionals } = parsed;
     const file = positionals[0];
     const { threads, minBytes, eagerBytes } = threadsOf(values);
     const total = file && file !== '-' && threads > 1 ? statSync(file).size : 0;
@@ -219,13 +233,7 @@ const SNIFF_STEP = 16 << 10;
  * its arguments, for ever).
  */
 export function readAhead(args) {
-  if (args.includes('-h') || args.includes('--help')) return null;
-  let file;
-  try {
-    file = parseArgs({ args, options: optionSpec, allowPositionals: true, strict: true }).positionals[0];
-  } catch {
-    return null;
-  }
+  const file = parsedArgs(args)?.positionals[0];
   if (!file || file === '-') return null;
   try {
     if (!statSync(file).isFile()) return null;
