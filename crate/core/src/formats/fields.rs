@@ -163,8 +163,15 @@ impl Names {
             roles[Names::index(&names, n, by_kind[i].0) as usize] = i as u8;
             i += 1;
         }
-        let kind = Names::index(&names, keep.len(), kind);
-        assert!(kind != NONE, "the kind field is not kept");
+        // No kind (""): a nested object read whatever its parent is, with no by-kind fields.
+        let kind = if kind.is_empty() {
+            assert!(by_kind.is_empty(), "by-kind fields without a kind field");
+            NONE
+        } else {
+            let kind = Names::index(&names, keep.len(), kind);
+            assert!(kind != NONE, "the kind field is not kept");
+            kind
+        };
         let nested = match nested {
             Some((name, _)) => {
                 let at = Names::index(&names, keep.len(), name);
@@ -225,7 +232,8 @@ impl Names {
 impl Fields {
     /// `input`: the field that is a model call's input, read into its tool messages
     /// ([`super::message_list`]) rather than kept as a tree; it is not in the object.
-    /// `kind`: the field that says the kind (`type`), one of `keep`.
+    /// `kind`: the field that says the kind (`type`), one of `keep`; `""` for none (then
+    /// `by_kind` is empty).
     pub const fn new(
         keep: &'static [&'static str],
         nested: Option<(&'static str, &'static Fields)>,
@@ -553,8 +561,10 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
             match fields.nested {
                 Some((_, nested)) if at == usize::from(names.nested) => {
                     // A repeated nested value: the last one's input, as the tree keeps the
-                    // last one (none when it is not an object).
-                    *self.input = None;
+                    // last one (none when it is not an object), when the input is in there.
+                    if nested.names.input != NONE {
+                        *self.input = None;
+                    }
                     let value = map.next_value_seed(Nested {
                         fields: nested,
                         input: &mut *self.input,
@@ -1007,7 +1017,13 @@ mod tests {
         ]
         .into_iter()
         .map(|k| (k, serde_json::json!("2025-06-15T09:30:00.010Z")))
-        .chain([("metadata.tool_call_id", serde_json::json!("call_1"))])
+        .chain([
+            ("metadata.tool_call_id", serde_json::json!("call_1")),
+            (
+                "metadata.attributes",
+                serde_json::json!({"gen_ai.tool.call.id": "call_2"}),
+            ),
+        ])
         .collect();
         lines_read_the_same(Format::Langfuse, "langfuse.jsonl", &raw, &absent);
     }

@@ -97,7 +97,8 @@ pub(crate) fn is_observation<O: Object + ?Sized>(obj: &O) -> bool {
 /// other field of a line is parsed and dropped by [`observation_line`]. `input` is read
 /// into its tool messages, and only for a generation; `output` and `metadata` (where a
 /// tool's call id may be) only for a tool: a generation's metadata, often the framework's
-/// whole run configuration, is not built into a tree to be dropped.
+/// whole run configuration, is not built into a tree to be dropped. A tool's metadata is
+/// read for its call id fields alone ([`METADATA_FIELDS`]).
 static FIELDS: Fields = Fields::new(
     &[
         "type",
@@ -115,7 +116,7 @@ static FIELDS: Fields = Fields::new(
         "output",
         "metadata",
     ],
-    None,
+    Some(("metadata", &METADATA_FIELDS)),
     Some("input"),
     &[
         ("input", |t| t.eq_ignore_ascii_case("GENERATION")),
@@ -123,6 +124,32 @@ static FIELDS: Fields = Fields::new(
         ("metadata", |t| t.eq_ignore_ascii_case("TOOL")),
     ],
     "type",
+);
+
+/// The keys a tool's call id may be under ([`call_id`]).
+const CALL_ID_KEYS: [&str; 4] = [
+    "tool_call_id",
+    "toolCallId",
+    "call_id",
+    "gen_ai.tool.call.id",
+];
+
+/// The fields of a tool's `metadata` that [`call_id`] reads: the call id keys, and
+/// `attributes` (kept as a tree), where observations ingested over OpenTelemetry have them.
+/// Every tool line has a metadata object, mostly `{"tool_call_id": ...}`, and building it
+/// into a tree cost a map, a SipHash and two allocations per tool call.
+static METADATA_FIELDS: Fields = Fields::new(
+    &[
+        CALL_ID_KEYS[0],
+        CALL_ID_KEYS[1],
+        CALL_ID_KEYS[2],
+        CALL_ID_KEYS[3],
+        "attributes",
+    ],
+    None,
+    None,
+    &[],
+    "",
 );
 
 /// One JSONL line that is a single observation, as the fields read, or `None` for anything
@@ -297,19 +324,17 @@ fn is_tool_message(m: &Map<String, Value>) -> bool {
         && (m.contains_key("tool_call_id") || m.get("type").and_then(Value::as_str) == Some("tool"))
 }
 
+/// The tool's call id from its `metadata`, or from `metadata.attributes` when the metadata
+/// has none.
 fn call_id<O: Object + ?Sized>(obj: &O) -> Option<String> {
-    const KEYS: [&str; 4] = [
-        "tool_call_id",
-        "toolCallId",
-        "call_id",
-        "gen_ai.tool.call.id",
-    ];
-    let metadata = obj.get("metadata")?.as_object()?;
-    let nested = metadata.get("attributes").and_then(Value::as_object);
-    [Some(metadata), nested]
-        .into_iter()
-        .flatten()
-        .find_map(|m| KEYS.iter().find_map(|k| as_text(m.get(*k))))
+    let metadata = obj.object("metadata")?;
+    CALL_ID_KEYS
+        .iter()
+        .find_map(|k| metadata.text(k))
+        .or_else(|| {
+            let nested = metadata.get("attributes")?.as_object()?;
+            CALL_ID_KEYS.iter().find_map(|k| as_text(nested.get(*k)))
+        })
 }
 
 #[cfg(test)]
@@ -331,6 +356,46 @@ mod tests {
             let fixed = matches!(context_reason(kind), Cow::Borrowed(_));
             let context = TYPES.contains(&&*upper) && !["TOOL", "GENERATION"].contains(&&*upper);
             assert_eq!(fixed, context, "{kind}");
+        }
+    }
+
+    /// A tool's call id is read from its metadata under any of the keys, then from
+    /// `metadata.attributes`, the metadata's own winning; a number is written out, and
+    /// metadata that is not an object has none. From a line's kept fields as from a tree.
+    #[test]
+    fn call_id_from_metadata_then_its_attributes() {
+        let cases = [
+            (r#"{"tool_call_id": "call_1"}"#, Some("call_1")),
+            (r#"{"toolCallId": "call_2"}"#, Some("call_2")),
+            (r#"{"call_id": 7}"#, Some("7")),
+            (r#"{"gen_ai.tool.call.id": "call_4"}"#, Some("call_4")),
+            (
+                r#"{"attributes": {"gen_ai.tool.call.id": "call_5"}}"#,
+                Some("call_5"),
+            ),
+            (
+                r#"{"attributes": {"toolCallId": "call_6"}, "call_id": "call_7"}"#,
+                Some("call_7"),
+            ),
+            (
+                r#"{"tool_call_id": null, "call_id": "call_8"}"#,
+                Some("call_8"),
+            ),
+            (r#"{"attributes": "call_9", "other": "call_10"}"#, None),
+            (
+                r#"{"attributes": {"attributes": {"call_id": "call_11"}}}"#,
+                None,
+            ),
+            (r#""call_12""#, None),
+            (r#"[{"call_id": "call_13"}]"#, None),
+            ("{}", None),
+        ];
+        for (metadata, want) in cases {
+            let line = format!(r#"{{"type": "TOOL", "traceId": "t", "metadata": {metadata}}}"#);
+            let tree: Map<String, Value> = serde_json::from_str(&line).unwrap();
+            let kept = FIELDS.line(&line).expect("read by the fast path").obj;
+            assert_eq!(call_id(&tree).as_deref(), want, "{line}");
+            assert_eq!(call_id(&kept).as_deref(), want, "{line}");
         }
     }
 
