@@ -36,6 +36,16 @@ const RUNS = quick ? 1 : 3;
 const sections = [];
 const startLoad = loadavg().map((x) => x.toFixed(1)).join(', ');
 const log = (...a) => console.error('bench:', ...a);
+// The Python peers run as their interpreter's own executable, not as `python3` on PATH: that
+// can be a launcher (pyenv's shims are bash scripts that look up the version, then exec),
+// and a whole-process row would time the launcher as Python's start. Here pyenv's shim
+// added 40-100 ms to every Python process; runs of this bench before 2026-12-07 counted it
+// against the peers.
+const PYTHON = (() => {
+  const r = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+  const exe = r.status === 0 ? r.stdout.trim() : '';
+  return exe && existsSync(exe) ? exe : 'python3';
+})();
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -148,7 +158,7 @@ for _ in range(${RUNS} + 1):
     times.append(time.perf_counter() - t)
 times = sorted(times[1:])  # the first run is the warm-up
 print(json.dumps({"median_s": times[len(times)//2], "items": n}))`;
-    python = JSON.parse(run('python3', ['-c', script]));
+    python = JSON.parse(run(PYTHON, ['-c', script]));
     rows.push(['seed clip_check.py (CPython 3)', python.median_s, python.items]);
   }
   const lines = [
@@ -162,7 +172,7 @@ print(json.dumps({"median_s": times[len(times)//2], "items": n}))`;
   if (reference) {
     log('check: end to end, CLI vs CLI');
     const cli = timeRuns(() => spawnSync('node', [`${repo}/pkg/cli.mjs`, 'check', path], { stdio: ['ignore', 'ignore', 'ignore'] }), RUNS);
-    const seed = timeRuns(() => spawnSync('python3', [`${reference}/clip_check.py`], { stdio: [openSync(path), 'ignore', 'ignore'] }), RUNS);
+    const seed = timeRuns(() => spawnSync(PYTHON, [`${reference}/clip_check.py`], { stdio: [openSync(path), 'ignore', 'ignore'] }), RUNS);
     lines.push('', `End to end (each prints the full table to /dev/null): \`toolslice check FILE\` ${cli.median_s.toFixed(2)} s, \`python3 clip_check.py < FILE\` ${seed.median_s.toFixed(2)} s: **${ratio(seed.median_s, cli.median_s)}** faster.`);
   }
   sections.push({ title: 'Checker throughput', body: lines.join('\n') });
@@ -199,7 +209,7 @@ function interleaved(cmds, rounds) {
 }
 
 function hasPython(mod) {
-  return spawnSync('python3', ['-c', `import ${mod}`], { stdio: 'ignore' }).status === 0;
+  return spawnSync(PYTHON, ['-c', `import ${mod}`], { stdio: 'ignore' }).status === 0;
 }
 
 // The same generator as spanFile, with most rows flagged instead of most rows ok.
@@ -248,19 +258,19 @@ function benchPeersCheck() {
       ['node', [cli, 'check', '--jsonl', path]],
       ['node', [cli, 'check', '--flagged-only', path]],
     ];
-    if (duck) cmds.push(['python3', [`${repo}/scripts/peers/duckdb_check.py`, path, '2']]);
+    if (duck) cmds.push([PYTHON, [`${repo}/scripts/peers/duckdb_check.py`, path, '2']]);
     const res = interleaved(cmds, rounds);
     const d = duck ? res[4] : null;
     const label = ['table', '--json', '--jsonl', '--flagged-only'];
     for (let i = 0; i < 4; i++) {
       rows.push(`| ${fmt(mb(statSync(path).size))} MB, ${kind} | \`toolslice check ${label[i] === 'table' ? '' : label[i] + ' '}FILE\` | ${res[i].s.toFixed(2)} s | ${fmt(res[i].rssMB)} MB | ${d ? ratio(d.s, res[i].s) : 'n/a'} | ${d ? ratio(d.rssMB, res[i].rssMB) : 'n/a'} |`);
     }
-    if (d) rows.push(`| ${fmt(mb(statSync(path).size))} MB, ${kind} | DuckDB ${spawnSync('python3', ['-c', 'import duckdb; print(duckdb.__version__)'], { encoding: 'utf8' }).stdout.trim()}, \`read_ndjson\` + \`CASE\`, 2 threads, table | ${d.s.toFixed(2)} s | ${fmt(d.rssMB)} MB | 1.00x | 1.00x |`);
+    if (d) rows.push(`| ${fmt(mb(statSync(path).size))} MB, ${kind} | DuckDB ${spawnSync(PYTHON, ['-c', 'import duckdb; print(duckdb.__version__)'], { encoding: 'utf8' }).stdout.trim()}, \`read_ndjson\` + \`CASE\`, 2 threads, table | ${d.s.toFixed(2)} s | ${fmt(d.rssMB)} MB | 1.00x | 1.00x |`);
   }
   sections.push({
     title: 'Span checks beside DuckDB',
     body: [
-      `Whole processes, cold (a fresh process each run, output to /dev/null; toolslice's first runs, without the code cache of a later run: \`TOOLSLICE_CODE_CACHE=off\`), interleaved over ${rounds} rounds; median wall time and the largest peak RSS (\`/usr/bin/time -f "%e %M"\`). DuckDB runs \`scripts/peers/duckdb_check.py FILE 2\`: one \`read_ndjson\` + \`CASE\` query doing the same classification (the seed's, plus open spans), the table printed worst first and the counts. "Mostly ok": the generator of the throughput section; "mostly flagged": 60% silent clips, 30% declared clips.`,
+      `Whole processes, cold (a fresh process each run, output to /dev/null; toolslice's first runs, without the code cache of a later run: \`TOOLSLICE_CODE_CACHE=off\`), interleaved over ${rounds} rounds; median wall time and the largest peak RSS (\`/usr/bin/time -f "%e %M"\`). DuckDB runs \`scripts/peers/duckdb_check.py FILE 2\` with CPython's executable itself (\`sys.executable\`, not pyenv's launcher on PATH, which runs of this bench before 2026-12-07 timed as part of DuckDB's start): one \`read_ndjson\` + \`CASE\` query doing the same classification (the seed's, plus open spans), the table printed worst first and the counts. "Mostly ok": the generator of the throughput section; "mostly flagged": 60% silent clips, 30% declared clips.`,
       '',
       '| input | command | time | peak RSS | speed vs DuckDB | memory vs DuckDB |',
       '|---|---|---:|---:|---:|---:|',
@@ -375,13 +385,24 @@ function benchPeersOtlp() {
     for (const lib of withJson ? ['orjson', 'json'] : ['orjson']) {
       if (!hasPython(lib)) { log(`peers: ${lib} is not installed; its row is skipped`); continue; }
       if (lib === 'orjson') floorAt = cmds.length;
-      cmds.push(['python3', [`${repo}/scripts/peers/json_lines.py`, lib, path]]);
+      cmds.push([PYTHON, [`${repo}/scripts/peers/json_lines.py`, lib, path]]);
       names.push(`\`${lib}.loads\` per line (parse only), CPython`);
     }
     log(`peers: ${format}, ${fmt(size)} MB`);
     const res = interleaved(cmds, otlpRounds);
     const floor = res[floorAt] ?? res[0];
     rows.push(...res.map((r, i) => `| ${what}, ${label} | ${names[i]} | ${r.s.toFixed(2)} s | ${fmt(size / r.s)} | ${fmt(r.rssMB)} MB | ${ratio(floor.s, r.s)} |`));
+  };
+  // Node 20 reads NODE_EXTRA_CA_CERTS before the first line of any script, and with it
+  // OpenSSL 3 parses every bundled root certificate (nodejs/node#40524): a fixed cost of
+  // every process where the variable is set, though a check opens no connection. Where it
+  // is set, the same later run without it shows that share, as the Python rows run without
+  // a launcher (PYTHON above).
+  const withoutExtraCa = () => {
+    if (!process.env.NODE_EXTRA_CA_CERTS) return [];
+    const env = { ...withCodeCache.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    return [[[], 'the same, a later run, with `NODE_EXTRA_CA_CERTS` unset (set in this environment; Node 20 loads it at start)', { env }]];
   };
   // What a run costs besides reading: the OTLP fixture once (four export requests), so the
   // process start, the module's load, the output and the exit, beside Python's start and
@@ -393,15 +414,7 @@ function benchPeersOtlp() {
       [[], '`toolslice check --format otlp --flagged-only FILE`, first run'],
       [[], 'the same, a later run (the code cache)', withCodeCache],
     ];
-    // Node 20 reads NODE_EXTRA_CA_CERTS before the first line of any script, and with it
-    // OpenSSL 3 parses every bundled root certificate (nodejs/node#40524): a fixed cost of
-    // every process where the variable is set, though a check opens no connection. Where it
-    // is set, the same run without it shows that share.
-    if (process.env.NODE_EXTRA_CA_CERTS) {
-      const env = { ...withCodeCache.env };
-      delete env.NODE_EXTRA_CA_CERTS;
-      runs.push([[], 'the same, a later run, with `NODE_EXTRA_CA_CERTS` unset (set in this environment; Node 20 loads it at start)', { env }]);
-    }
+    runs.push(...withoutExtraCa());
     measure('OTLP JSON, the fixture once (the fixed cost of a run)', 'otlp', once, runs, false, `${(bytes / 1000).toFixed(1)} KB`);
   }
   const target = quick ? 5e6 : 50e6;
@@ -412,6 +425,7 @@ function benchPeersOtlp() {
       [[], `\`toolslice check --format ${format} --flagged-only FILE\` (read, join, hash both sides, classify; one thread below 64 MB), first run`],
       [[], 'the same, a later run (the code cache)', withCodeCache],
       [['--threads', String(threads)], `the same in ${threads} threads (\`--threads ${threads}\`), a later run`, withCodeCache],
+      ...withoutExtraCa(),
     ], true);
   }
   // A fixture repeated keeps its trace id, so the OTLP input above is one trace of thousands
@@ -451,7 +465,7 @@ function benchPeersOtlp() {
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. A first run compiles the module as a fresh machine does (\`TOOLSLICE_CODE_CACHE=off\`); a later run reads V8's optimized code that an earlier run of the same command kept (\`toolslice check --help\`: the code cache, here in bench-out/code-cache), as every run after the first on a machine does. The Python rows only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. The CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4, sharing the file in pieces of whole lines, the same report; see \`toolslice check --help\`) from 64 MB on (the 300 MB rows), in one below (the 50 MB rows: the \`--threads ${threads}\` rows ask for ${threads} there), and in one with \`--threads 1\`.`,
+      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. A first run compiles the module as a fresh machine does (\`TOOLSLICE_CODE_CACHE=off\`); a later run reads V8's optimized code that an earlier run of the same command kept (\`toolslice check --help\`: the code cache, here in bench-out/code-cache), as every run after the first on a machine does. The Python rows run CPython's executable itself (\`sys.executable\`: \`python3\` on this machine's PATH is pyenv's launcher, a bash script, which runs of this bench before 2026-12-07 timed as part of Python's start, 40-100 ms a process) and only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. The CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4, sharing the file in pieces of whole lines, the same report; see \`toolslice check --help\`) from 64 MB on (the 300 MB rows), in one below (the 50 MB rows: the \`--threads ${threads}\` rows ask for ${threads} there), and in one with \`--threads 1\`.`,
       '',
       '| input | command | time | MB/s | peak RSS | vs orjson |',
       '|---|---|---:|---:|---:|---:|',
@@ -483,7 +497,7 @@ function benchEndpointSplit(path) {
   for (const lib of ['orjson', 'json']) {
     if (!hasPython(lib)) { log(`peers: ${lib} is not installed; its endpoint row is skipped`); continue; }
     if (lib === 'orjson') floorAt = cmds.length;
-    cmds.push(['python3', [`${repo}/scripts/peers/json_lines.py`, lib, path, String(passes)]]);
+    cmds.push([PYTHON, [`${repo}/scripts/peers/json_lines.py`, lib, path, String(passes)]]);
     names.push(`\`${lib}.loads\` per request (parse only), CPython`);
   }
   log(`peers: the endpoint's split, ${fmt(mb(statSync(path).size))} MB`);
@@ -626,7 +640,7 @@ times = []
 for _ in range(${RUNS}):
     t = time.perf_counter(); truncate_terminal_semantic(text, 6000); times.append(time.perf_counter() - t)
 times.sort(); print(json.dumps({"median_s": times[len(times)//2]}))`;
-    seed = JSON.parse(run('python3', ['-c', script]));
+    seed = JSON.parse(run(PYTHON, ['-c', script]));
     rows.push(['seed truncate_terminal_semantic (CPython)', seed.median_s]);
   }
   sections.push({
@@ -984,8 +998,8 @@ function benchFormats() {
 function benchRedact() {
   let text;
   try {
-    spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'detect-secrets'], { stdio: 'ignore' });
-    text = run('python3', [`${repo}/scripts/bench_redact.py`], { cwd: repo });
+    spawnSync(PYTHON, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'detect-secrets'], { stdio: 'ignore' });
+    text = run(PYTHON, [`${repo}/scripts/bench_redact.py`], { cwd: repo });
   } catch (e) {
     text = `not measured: ${e.message.split('\n')[0]}`;
   }
@@ -1093,7 +1107,7 @@ if (process.argv.includes('--profiles')) {
 }
 
 const node = process.version;
-const python = spawnSync('python3', ['--version'], { encoding: 'utf8' }).stdout.trim();
+const python = spawnSync(PYTHON, ['--version'], { encoding: 'utf8' }).stdout.trim();
 const rustc = spawnSync('rustc', ['--version'], { encoding: 'utf8' }).stdout.trim();
 const doc = [
   '# Benchmarks',
