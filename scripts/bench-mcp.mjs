@@ -68,7 +68,7 @@ const wdPass = await startWorkerd('../mcp/passthrough-config.capnp');
 const wdPack = await startWorkerd('../mcp/proxy-config.capnp');
 const nodePassProc = spawn(process.execPath, [`${repo}/pkg-tests/mcp/passthrough-node.mjs`, upstream], { stdio: ['ignore', 'pipe', 'pipe'] });
 const nodePass = { url: await firstLine(nodePassProc), stop: () => nodePassProc.kill() };
-const cliProc = spawn(process.execPath, [`${repo}/pkg/cli.mjs`, 'mcp-proxy', '--upstream', upstream], { stdio: ['ignore', 'pipe', 'pipe'] });
+const cliProc = spawn(process.execPath, [`${repo}/pkg/cli.cjs`, 'mcp-proxy', '--upstream', upstream], { stdio: ['ignore', 'pipe', 'pipe'] });
 const nodePack = await firstLine(cliProc);
 
 const routes = [

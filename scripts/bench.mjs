@@ -171,7 +171,7 @@ print(json.dumps({"median_s": times[len(times)//2], "items": n}))`;
   // End to end, as a user runs it: both print the full table.
   if (reference) {
     log('check: end to end, CLI vs CLI');
-    const cli = timeRuns(() => spawnSync('node', [`${repo}/pkg/cli.mjs`, 'check', path], { stdio: ['ignore', 'ignore', 'ignore'] }), RUNS);
+    const cli = timeRuns(() => spawnSync('node', [`${repo}/pkg/cli.cjs`, 'check', path], { stdio: ['ignore', 'ignore', 'ignore'] }), RUNS);
     const seed = timeRuns(() => spawnSync(PYTHON, [`${reference}/clip_check.py`], { stdio: [openSync(path), 'ignore', 'ignore'] }), RUNS);
     lines.push('', `End to end (each prints the full table to /dev/null): \`toolslice check FILE\` ${cli.median_s.toFixed(2)} s, \`clip_check.py < FILE\` in CPython's own executable ${seed.median_s.toFixed(2)} s: **${ratio(seed.median_s, cli.median_s)}** faster.`);
   }
@@ -240,7 +240,7 @@ function flaggedSpanFile(targetBytes) {
 }
 
 function benchPeersCheck() {
-  const cli = `${repo}/pkg/cli.mjs`;
+  const cli = `${repo}/pkg/cli.cjs`;
   const duck = hasPython('duckdb');
   if (!duck) log('peers: duckdb is not installed (pip install -r scripts/peers/requirements.txt); its rows are skipped');
   const rounds = quick ? 1 : 3;
@@ -377,7 +377,7 @@ function benchPeersOtlp() {
   const measure = (what, format, path, toolsliceRuns, withJson, sizeLabel) => {
     const size = mb(statSync(path).size);
     const label = sizeLabel ?? `${fmt(size)} MB`;
-    const cmds = toolsliceRuns.map(([args, , opts]) => ['node', [`${repo}/pkg/cli.mjs`, 'check', ...args, '--format', format, '--flagged-only', path], opts]);
+    const cmds = toolsliceRuns.map(([args, , opts]) => ['node', [`${repo}/pkg/cli.cjs`, 'check', ...args, '--format', format, '--flagged-only', path], opts]);
     const names = toolsliceRuns.map(([, name]) => name);
     // A run reading the code cache finds there what this command optimized before.
     for (const [cmd, args, opts] of cmds) if (opts === withCodeCache) spawnSync(cmd, args, { stdio: 'ignore', ...opts });

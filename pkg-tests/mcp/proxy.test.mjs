@@ -18,7 +18,7 @@ import { startWorkerd } from '../workerd/harness.mjs';
 import { startEverything, freePort } from './everything.mjs';
 import { startJsonServer, blobText } from './json-server.mjs';
 
-const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.mjs', import.meta.url));
+const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.cjs', import.meta.url));
 const GH = 'ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5';
 const SECRET_FRAGMENT = 'aB3dE5fG7h';
 

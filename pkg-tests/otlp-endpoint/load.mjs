@@ -140,7 +140,7 @@ async function main() {
   let endpoint;
   let stop;
   if (values.target === 'node') {
-    const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.mjs', import.meta.url));
+    const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.cjs', import.meta.url));
     const port = await freePort();
     const proc = spawn(process.execPath, [cli, 'otlp-endpoint', '--upstream', direct, '--port', String(port), '--deadline', '2'], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise((r) => proc.stdout.once('data', r));

@@ -9,7 +9,7 @@ import { startReceiver } from './receiver.mjs';
 import { runOpenInference } from './js_exporter.mjs';
 import { runPython, waitForSpans } from './common.mjs';
 
-const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.mjs', import.meta.url));
+const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.cjs', import.meta.url));
 
 async function startEndpoint(upstream, ...args) {
   const proc = spawn(process.execPath, [cli, 'otlp-endpoint', '--upstream', upstream, '--port', '0', ...args], {

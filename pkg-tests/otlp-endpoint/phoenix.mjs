@@ -19,7 +19,7 @@ const phoenix = new URL(values.phoenix);
 let endpoint;
 let stop;
 if (values.target === 'node') {
-  const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.mjs', import.meta.url));
+  const cli = fileURLToPath(new URL('../node_modules/toolslice/cli.cjs', import.meta.url));
   const proc = spawn(process.execPath, [cli, 'otlp-endpoint', '--upstream', new URL('/v1/traces', phoenix).href, '--port', '0', '--deadline', '2', '--upstream-protobuf'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await new Promise((r) => proc.stdout.once('data', (d) => r(String(d).split('\n')[0])));
   endpoint = `${first}/v1/traces`;
