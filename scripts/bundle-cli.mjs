@@ -43,6 +43,8 @@ const ownUrl = {
 };
 
 await esbuild.build({
+  // Module names in the bundle (its lazy initialisers, stack traces) relative to DIR.
+  absWorkingDir: dir,
   entryPoints: [`${dir}/cli.mjs`],
   outfile: `${dir}/cli.cjs`,
   bundle: true,

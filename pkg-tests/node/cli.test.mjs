@@ -2,7 +2,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -141,6 +142,38 @@ test('usage and I/O errors exit 2 with one line', () => {
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /^toolslice: /);
   }
+});
+
+test('the bin runs from a copy of the package anywhere: what it loads is found next to it', () => {
+  // The bin is one bundled file (scripts/bundle-cli.mjs): the wasm files, package.json and
+  // the modules it loads at run time must be found relative to where it is installed, not
+  // where it was built. A copy under another directory runs a check (the check module), a
+  // hash (the full module) and --version (package.json) as the original does.
+  const pkg = realpathSync(fileURLToPath(new URL('../node_modules/toolslice', import.meta.url)));
+  const copy = join(mkdtempSync(join(tmpdir(), 'toolslice-copy-')), 'node_modules', 'toolslice');
+  cpSync(pkg, copy, { recursive: true });
+  const run = (args, input) =>
+    spawnSync(process.execPath, [join(copy, 'cli.cjs'), ...args], {
+      input,
+      encoding: 'utf8',
+      env: { ...process.env, TOOLSLICE_CODE_CACHE: 'off' },
+    });
+  // The copy's own package.json, marked: the one --version reads.
+  const manifest = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'));
+  writeFileSync(join(copy, 'package.json'), JSON.stringify({ ...manifest, version: `${manifest.version}-copy` }));
+  assert.equal(run(['--version']).stdout, `toolslice ${manifest.version}-copy\n`);
+  const checked = run(['check', fixture('clipped.jsonl')]);
+  assert.equal(checked.status, 1, checked.stderr);
+  assert.equal(checked.stdout, cli(['check', fixture('clipped.jsonl')]).stdout);
+  const text = 'the tool said: exit 1\n';
+  const hashed = run(['hash', '--canonical', 'raw'], text);
+  assert.equal(hashed.status, 0, hashed.stderr);
+  assert.equal(hashed.stdout.trim().split(/\s+/)[0], createHash('sha256').update(text).digest('hex'));
+  // And the module a check compiles is the copy's: spoilt there, the check fails there.
+  writeFileSync(join(copy, 'check', 'toolslice_bg.wasm'), 'not wasm');
+  const spoilt = run(['check', fixture('clipped.jsonl')]);
+  assert.equal(spoilt.status, 2);
+  assert.match(spoilt.stderr, /CompileError/);
 });
 
 test('diff pairs clip-aware spans by observed hash and lists changed injected slices', () => {
