@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Bundles the command line into one CommonJS file:   node scripts/bundle-cli.mjs DIR
-// reads DIR/cli.mjs and the modules it imports (DIR/cli/*.mjs, the glue of both wasm
-// modules, as scripts/build staged them) and writes DIR/cli.cjs, the package's `bin`.
+// reads DIR/cli.mjs and the modules it imports (DIR/cli/*.mjs and the check module's glue,
+// as scripts/build staged them) and writes DIR/cli.cjs, the package's `bin`. The full
+// module's glue is not in it: the commands that use it `require` its CommonJS build
+// (DIR/cjs/) at run time (cli/common.mjs says why).
 //
 // Why CommonJS: Node 20 starts the ES module loader for an `.mjs` entry (and for every
 // `import()`), which reads each module on the thread pool and links them in turns of the

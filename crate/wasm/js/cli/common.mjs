@@ -1,6 +1,7 @@
 // Shared plumbing for the CLI commands: argument parsing, reading files or stdin, usage
 // errors. Nothing here decides anything about traces or tool output.
 import { close, fstatSync, open, read as fsRead, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 
 /** A usage or I/O problem: printed as one line, exit code 2. */
@@ -22,9 +23,15 @@ export function version() {
 export async function context(module) {
   // The check module through ./code-cache.mjs: compiled once per process (its workers get the
   // same module), with V8's optimized code from an earlier run when there is some.
+  // The full module through its CommonJS glue (what `require('toolslice')` loads), required
+  // at run time rather than imported: the command line is bundled into one file
+  // (scripts/bundle-cli.mjs), and the full glue, 109 KB of it, was parsed by every command,
+  // `check` included, which never runs it (13 M instructions of a check of the 8.5 KB OTLP
+  // fixture, 3% of the process, callgrind). Required, it is a file of its own, read by the
+  // commands that use it, and still without the ES module loader.
   const toolslice = module === 'check'
     ? (await import('./code-cache.mjs')).initCheckGlue(await import('../check/toolslice.js'))
-    : await import('../node.mjs');
+    : createRequire(import.meta.url)('../cjs/toolslice.js');
   return { toolslice, stdout: process.stdout, stderr: process.stderr };
 }
 
