@@ -26,8 +26,8 @@ export async function context(module) {
   // The full module through its CommonJS glue (what `require('toolslice')` loads), required
   // at run time rather than imported: the command line is bundled into one file
   // (scripts/bundle-cli.mjs), and the full glue, 109 KB of it, was parsed by every command,
-  // `check` included, which never runs it (13 M instructions of a check of the 8.5 KB OTLP
-  // fixture, 3% of the process, callgrind). Required, it is a file of its own, read by the
+  // `check` included, which never runs it (about 8 M instructions of a check of the 8.5 KB
+  // OTLP fixture, 2% of the process: 406.5-409.2 -> 398.0-401.4 M, callgrind, code cache off). Required, it is a file of its own, read by the
   // commands that use it, and still without the ES module loader.
   const toolslice = module === 'check'
     ? (await import('./code-cache.mjs')).initCheckGlue(await import('../check/toolslice.js'))
