@@ -187,12 +187,15 @@ import { openSync } from 'node:fs';
 // installed is reported as skipped, never silently dropped.
 
 // Wall time and peak RSS of a whole process (GNU time), stdout to /dev/null.
+// One whole process: wall seconds, CPU seconds (user + system) and peak RSS, read by
+// scripts/bench-run.py (the clock around the child's spawn and reaping, and its rusage from
+// wait4: microseconds, where GNU time's `%e` gave hundredths of a second).
 function timed(cmd, args, opts = {}) {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', cmd, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, ...opts });
+  const r = spawnSync(PYTHON, [`${repo}/scripts/bench-run.py`, cmd, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, ...opts });
   const last = r.stderr.trim().split('\n').pop();
-  const [secs, kb] = last.split(' ').map(Number);
-  if (!Number.isFinite(secs) || !Number.isFinite(kb)) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr.slice(-400)}`);
-  return { s: secs, rssMB: kb / 1024 };
+  const [secs, user, sys, kb] = last.split(' ').map(Number);
+  if (![secs, user, sys, kb].every(Number.isFinite)) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr.slice(-400)}`);
+  return { s: secs, cpu: user + sys, sys, rssMB: kb / 1024 };
 }
 
 // Interleaves the commands round by round (a slow moment of the machine costs each alike),
@@ -205,7 +208,12 @@ function interleaved(cmds, rounds) {
       samples[i].push(timed(...cmds[i]));
     }
   }
-  return samples.map((xs) => ({ s: median(xs.map((x) => x.s)), rssMB: Math.max(...xs.map((x) => x.rssMB)) }));
+  return samples.map((xs) => ({
+    s: median(xs.map((x) => x.s)),
+    cpu: median(xs.map((x) => x.cpu)),
+    sys: median(xs.map((x) => x.sys)),
+    rssMB: Math.max(...xs.map((x) => x.rssMB)),
+  }));
 }
 
 function hasPython(mod) {
@@ -391,7 +399,7 @@ function benchPeersOtlp() {
     log(`peers: ${format}, ${fmt(size)} MB`);
     const res = interleaved(cmds, otlpRounds);
     const floor = res[floorAt] ?? res[0];
-    rows.push(...res.map((r, i) => `| ${what}, ${label} | ${names[i]} | ${r.s.toFixed(2)} s | ${fmt(size / r.s)} | ${fmt(r.rssMB)} MB | ${ratio(floor.s, r.s)} |`));
+    rows.push(...res.map((r, i) => `| ${what}, ${label} | ${names[i]} | ${r.s.toFixed(3)} s | ${r.cpu.toFixed(3)} s (${r.sys.toFixed(3)}) | ${fmt(size / r.s)} | ${fmt(r.rssMB)} MB | ${ratio(floor.s, r.s)} |`));
   };
   // Node 20 reads NODE_EXTRA_CA_CERTS before the first line of any script, and with it
   // OpenSSL 3 parses every bundled root certificate (nodejs/node#40524): a fixed cost of
@@ -465,10 +473,10 @@ function benchPeersOtlp() {
   sections.push({
     title: 'Trace formats beside orjson',
     body: [
-      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time and peak RSS. A first run compiles the module as a fresh machine does (\`TOOLSLICE_CODE_CACHE=off\`); a later run reads V8's optimized code that an earlier run of the same command kept (\`toolslice check --help\`: the code cache, here in bench-out/code-cache), as every run after the first on a machine does. The Python rows run CPython's executable itself (\`sys.executable\`: \`python3\` on this machine's PATH is pyenv's launcher, a bash script, which runs of this bench before 2026-12-07 timed as part of Python's start, 40-100 ms a process) and only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. The CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4, sharing the file in pieces of whole lines, the same report; see \`toolslice check --help\`) from 64 MB on (the 300 MB rows), in one below (the 50 MB rows: the \`--threads ${threads}\` rows ask for ${threads} there), and in one with \`--threads 1\`.`,
+      `Input: the OTLP fixture once (four export requests): what a run costs besides reading its input (the process's start, loading the module or orjson, the report, the exit); each trace-format fixture repeated to ${fmt(mb(target))} MB, and the OTLP one to 300 MB (a fixture is one trace, and its copies keep its trace id: one trace of thousands of calls); the OTLP one repeated to ${fmt(mb(target))} MB with every copy's trace id its own (\`tracePerCopyInput\`), as an export of many traces is; and ${fmt(mb(target))} MB of generated Agents SDK runs of ${LONG_RUN_CALLS} tool calls each, every model input re-listing its run's earlier calls and results (\`longRunsInput\` in scripts/bench.mjs). Whole processes, cold, interleaved over ${otlpRounds} rounds; median wall time, median CPU time (user and system, with the system part, mostly page faults, in parentheses: on this 2-CPU machine two busy threads each ran at about half speed, measured 2026-12-07, so CPU spent on any thread is time taken from the check) and the largest peak RSS (\`scripts/bench-run.py\`: the clock around the child's spawn and reaping, its rusage from \`wait4\`). A first run compiles the module as a fresh machine does (\`TOOLSLICE_CODE_CACHE=off\`); a later run reads V8's optimized code that an earlier run of the same command kept (\`toolslice check --help\`: the code cache, here in bench-out/code-cache), as every run after the first on a machine does. The Python rows run CPython's executable itself (\`sys.executable\`: \`python3\` on this machine's PATH is pyenv's launcher, a bash script, which runs of this bench before 2026-12-07 timed as part of Python's start, 40-100 ms a process) and only parse, in one thread; toolslice also detects the format, joins each tool result with the next model input, hashes both sides and classifies. The CLI reads a file with a value per line in ${threads} threads by default (this machine's CPUs, at most 4, sharing the file in pieces of whole lines, the same report; see \`toolslice check --help\`) from 64 MB on (the 300 MB rows), in one below (the 50 MB rows: the \`--threads ${threads}\` rows ask for ${threads} there), and in one with \`--threads 1\`.`,
       '',
-      '| input | command | time | MB/s | peak RSS | vs orjson |',
-      '|---|---|---:|---:|---:|---:|',
+      '| input | command | time | CPU (system) | MB/s | peak RSS | vs orjson |',
+      '|---|---|---:|---:|---:|---:|---:|',
       ...rows,
       ...endpoint,
     ].join('\n'),
