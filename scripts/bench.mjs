@@ -186,10 +186,9 @@ import { openSync } from 'node:fs';
 // hash-wasm for SHA-256. Installed by scripts/bench (scripts/peers/); a peer that is not
 // installed is reported as skipped, never silently dropped.
 
-// Wall time and peak RSS of a whole process (GNU time), stdout to /dev/null.
-// One whole process: wall seconds, CPU seconds (user + system) and peak RSS, read by
-// scripts/bench-run.py (the clock around the child's spawn and reaping, and its rusage from
-// wait4: microseconds, where GNU time's `%e` gave hundredths of a second).
+// One whole process, its stdout to /dev/null: wall seconds, CPU seconds (user + system) and
+// peak RSS, read by scripts/bench-run.py (the clock around the child's spawn and reaping, and
+// its rusage from wait4: microseconds, where GNU time's `%e` gave hundredths of a second).
 function timed(cmd, args, opts = {}) {
   const r = spawnSync(PYTHON, [`${repo}/scripts/bench-run.py`, cmd, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, ...opts });
   const last = r.stderr.trim().split('\n').pop();
@@ -278,7 +277,7 @@ function benchPeersCheck() {
   sections.push({
     title: 'Span checks beside DuckDB',
     body: [
-      `Whole processes, cold (a fresh process each run, output to /dev/null; toolslice's first runs, without the code cache of a later run: \`TOOLSLICE_CODE_CACHE=off\`), interleaved over ${rounds} rounds; median wall time and the largest peak RSS (\`/usr/bin/time -f "%e %M"\`). DuckDB runs \`scripts/peers/duckdb_check.py FILE 2\` with CPython's executable itself (\`sys.executable\`, not pyenv's launcher on PATH, which runs of this bench before 2026-12-07 timed as part of DuckDB's start): one \`read_ndjson\` + \`CASE\` query doing the same classification (the seed's, plus open spans), the table printed worst first and the counts. "Mostly ok": the generator of the throughput section; "mostly flagged": 60% silent clips, 30% declared clips.`,
+      `Whole processes, cold (a fresh process each run, output to /dev/null; toolslice's first runs, without the code cache of a later run: \`TOOLSLICE_CODE_CACHE=off\`), interleaved over ${rounds} rounds; median wall time and the largest peak RSS (\`scripts/bench-run.py\`: the clock around the child's spawn and reaping, its rusage from \`wait4\`). DuckDB runs \`scripts/peers/duckdb_check.py FILE 2\` with CPython's executable itself (\`sys.executable\`, not pyenv's launcher on PATH, which runs of this bench before 2026-12-07 timed as part of DuckDB's start): one \`read_ndjson\` + \`CASE\` query doing the same classification (the seed's, plus open spans), the table printed worst first and the counts. "Mostly ok": the generator of the throughput section; "mostly flagged": 60% silent clips, 30% declared clips.`,
       '',
       '| input | command | time | peak RSS | speed vs DuckDB | memory vs DuckDB |',
       '|---|---|---:|---:|---:|---:|',
