@@ -4,9 +4,10 @@ line: wall seconds, user CPU seconds, system CPU seconds, peak RSS in KiB.
 
     python3 scripts/bench-run.py CMD [ARG...]
 
-GNU time's `%e` prints the wall time in hundredths of a second, which the bench used until
-2026-12-07: a 0.25 s run and a 0.22 s one were 0.25 and 0.22 whether they took 0.2549 and
-0.2150 or 0.2450 and 0.2249, up to 8% on a ratio of them (and 15% on the 0.06 s runs). Here the
+GNU time's `%e` prints the wall time cut to hundredths of a second, which the bench used until
+2026-12-07: a 0.25 s run and a 0.22 s one were 0.25 and 0.22 whether they took 0.2599 and
+0.2200 or 0.2500 and 0.2299, so a ratio of them could be off by up to 4.5% (up to 17% for the
+fixture's 0.06 and 0.08 s runs). Here the
 clock is read around the child's spawn and reaping (microseconds), and the CPU times and peak
 RSS come from `wait4` (the child's own rusage, not this interpreter's). The child inherits
 stdin, stdout and stderr; this program's exit status is the child's (128 + N for a signal).
