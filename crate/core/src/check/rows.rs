@@ -769,7 +769,7 @@ impl<'de> Deserialize<'de> for Rows {
 mod tests {
     use super::*;
 
-    fn new_row<'a>(
+    pub(super) fn new_row<'a>(
         line: u64,
         texts: [Option<&'a str>; FIELDS],
         detail: &'a [String],
@@ -981,20 +981,41 @@ mod tests {
             );
         }
     }
+}
 
-    proptest::proptest! {
+// proptest is a native-only dev-dependency (see Cargo.toml).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngSeed};
+
+    fn config() -> Config {
+        // A fixed seed, as in the join's properties: every machine runs the same cases;
+        // PROPTEST_RNG_SEED explores others.
+        let mut config = Config::with_cases(500);
+        if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+            config.rng_seed = RngSeed::Fixed(0x7001_5011_CE00_0031);
+        }
+        config.failure_persistence = None;
+        config
+    }
+
+    proptest! {
+        #![proptest_config(config())]
         /// The report's order is the standard stable sort of the arrivals by (status
         /// priority, line), ties in arrival order, and the tail's lists are its rows with
         /// warnings or notes: what the rows' lines and marks answer without their records.
         #[test]
         fn order_and_marks_match_a_sort_of_the_arrivals(
-            arrivals in proptest::collection::vec((0u64..6, 0usize..6, proptest::bool::ANY, proptest::bool::ANY), 0..60),
+            arrivals in prop::collection::vec((0u64..6, 0usize..6, any::<bool>(), any::<bool>()), 0..60),
         ) {
             let (warning, note) = (["w".to_string()], ["n".to_string()]);
             let ids: Vec<String> = (0..arrivals.len()).map(|i| format!("s{i}")).collect();
             let mut rows = Rows::default();
             for (k, &(line, status, warned, noted)) in arrivals.iter().enumerate() {
-                let mut row = new_row(line, [Some(&ids[k]), None, None, None, None, None, None, None], &[]);
+                let texts = [Some(ids[k].as_str()), None, None, None, None, None, None, None];
+                let mut row = super::tests::new_row(line, texts, &[]);
                 row.status = Status::ALL[status];
                 row.warnings = if warned { &warning } else { &[] };
                 row.notes = if noted { &note } else { &[] };
@@ -1005,14 +1026,14 @@ mod tests {
             want.sort_by_key(|&k| (arrivals[k].1, arrivals[k].0));
             let got: Vec<String> = rows.iter().map(|r| r.span_id.unwrap().to_string()).collect();
             let want_ids: Vec<String> = want.iter().map(|&k| ids[k].clone()).collect();
-            proptest::prop_assert_eq!(&got, &want_ids);
+            prop_assert_eq!(&got, &want_ids);
             let of = |it: &mut dyn Iterator<Item = RowRef<'_>>| {
                 it.map(|r| r.span_id.unwrap().to_string()).collect::<Vec<String>>()
             };
             let warned: Vec<String> = want.iter().filter(|&&k| arrivals[k].2).map(|&k| ids[k].clone()).collect();
             let noted: Vec<String> = want.iter().filter(|&&k| arrivals[k].3).map(|&k| ids[k].clone()).collect();
-            proptest::prop_assert_eq!(of(&mut rows.warned(0, rows.len())), warned);
-            proptest::prop_assert_eq!(of(&mut rows.noted(0, rows.len())), noted);
+            prop_assert_eq!(of(&mut rows.warned(0, rows.len())), warned);
+            prop_assert_eq!(of(&mut rows.noted(0, rows.len())), noted);
         }
     }
 }
