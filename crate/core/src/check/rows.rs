@@ -134,14 +134,14 @@ fn join_of(code: u8) -> Option<Join> {
 pub struct Rows {
     /// Where each row's record starts in its arena chunk.
     offsets: Blocks<u32>,
-    /// Each row's line, and a byte of its status's priority (bits 0-2) with [`WARNED`] and
-    /// [`NOTED`]: what the report's order and the table's tail read of every row, here
-    /// rather than from its record. A record is a few hundred bytes away from the next, in
-    /// an arena of megabytes: reading its first byte was a cache miss per row, twice in the
-    /// sort (status, then line) and once per list of the tail (83% of the samples of
-    /// `record` on 50 MB of Agents SDK export, `perf annotate` over V8's code). Nine bytes a
-    /// row, read in arrival order, a cache line per eight rows or more.
-    lines: Blocks<u64>,
+    /// A byte per row: its status's priority (bits 0-2) with [`WARNED`] and [`NOTED`], what
+    /// the report's order and the table's tail ask of every row, here rather than from its
+    /// record. A record is a few hundred bytes away from the next, in an arena of megabytes:
+    /// reading its first byte was a cache miss per row in the sort and again in each list of
+    /// the tail (83% of the samples of `record` on 50 MB of Agents SDK export, `perf
+    /// annotate` over V8's code). Now the sort reads a row's record once, for its line, and
+    /// the tail only the records of the rows it lists. (The line too was kept here at first,
+    /// 8 bytes more a row: 5-10 MB more peak memory on 300 MB of span JSONL.)
     marks: Blocks<u8>,
     /// The first row of each arena chunk (rows are written to the chunks in row order).
     chunk_rows: Vec<u32>,
@@ -341,10 +341,10 @@ pub(super) struct NewRow<'a> {
 }
 
 /// What a row costs beyond its texts (and the length of each list item): 4 bytes for where
-/// it starts, 4 for its place in the order, 9 for its line and marks, and its header, which
+/// it starts, 4 for its place in the order, 1 for its mark, and its header, which
 /// stays within 48 bytes while its line and numbers are below 2^24 and its texts below 2 KiB
 /// (3 flag bytes, 4 per number, 2 per text field, 1 per list count).
-pub const PACKED_BYTES: u64 = 65;
+pub const PACKED_BYTES: u64 = 57;
 
 impl Rows {
     pub fn len(&self) -> usize {
@@ -514,7 +514,6 @@ impl Rows {
         }
 
         self.offsets.push(offset);
-        self.lines.push(row.line);
         self.marks.push(status | (misc & (WARNED | NOTED)));
         self.len += 1;
     }
@@ -527,7 +526,10 @@ impl Rows {
             return;
         }
         let statuses: Vec<u8> = self.marks.iter().map(|m| m & STATUS_BITS).collect();
-        let line = |i: u32| self.lines[i as usize];
+        let line = |i: u32| {
+            let (bytes, _) = self.record(i as usize);
+            get(bytes, &mut 3)
+        };
         let mut order: Blocks<u32> = Blocks::default();
         for status in 0..Status::ALL.len() as u8 {
             let start = order.len();
@@ -567,10 +569,7 @@ impl Rows {
             "rows: offsets",
             self.offsets.held_bytes() + self.chunk_rows.capacity() * 4,
         ));
-        out.push((
-            "rows: lines and marks",
-            self.lines.held_bytes() + self.marks.held_bytes(),
-        ));
+        out.push(("rows: marks", self.marks.held_bytes()));
         out.push((
             "rows: records (arena)",
             self.arena.iter().map(String::capacity).sum(),
@@ -1005,7 +1004,7 @@ mod properties {
         #![proptest_config(config())]
         /// The report's order is the standard stable sort of the arrivals by (status
         /// priority, line), ties in arrival order, and the tail's lists are its rows with
-        /// warnings or notes: what the rows' lines and marks answer without their records.
+        /// warnings or notes: what the rows' marks answer without loading every record.
         #[test]
         fn order_and_marks_match_a_sort_of_the_arrivals(
             arrivals in prop::collection::vec((0u64..6, 0usize..6, any::<bool>(), any::<bool>()), 0..60),
